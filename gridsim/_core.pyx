@@ -1,0 +1,559 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: nonecheck=False, cdivision=True
+"""gridsim's compiled kernel: reset, step and observe for all N envs of a batch, nogil.
+
+Every array belongs to numpy (``gridsim.state``); the kernel binds typed views to
+them once and writes its results in place. Inputs are validated in a first pass
+over the batch, before any state changes, so a bad action raises without touching
+any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
+Python exceptions in ``gridsim.vector``.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+from libc.math cimport isnan
+
+from gridsim._rng cimport (
+    TAG_EPISODE, TAG_TABLE, next_bounded, next_u64, sample_dist, stream_seed,
+)
+
+import numpy as np
+
+# Re-exported so Python reads the constants from the one place they are defined.
+FLAG_WALKABLE = F_WALKABLE
+FLAG_TERMINAL = F_TERMINAL
+FLAG_INITIAL = F_INITIAL
+FLAG_STOCHASTIC = F_STOCHASTIC
+FLAG_COLLECTIBLE = F_COLLECTIBLE
+ERR_OK = E_OK
+ERR_BAD_ACTION = E_BAD_ACTION
+ERR_NAN_ACTION = E_NAN_ACTION
+ERR_NEEDS_RESET = E_NEEDS_RESET
+ERR_BAD_SHAPE = E_BAD_SHAPE
+AUTORESET_NEXT_STEP = AR_NEXT_STEP
+AUTORESET_SAME_STEP = AR_SAME_STEP
+AUTORESET_DISABLED = AR_DISABLED
+AUTORESET_CONTINUE = AR_CONTINUE
+OBS_KIND_COORDS = OBS_COORDS
+OBS_KIND_IMAGE = OBS_IMAGE
+OBS_KIND_VIEW = OBS_VIEW
+ACTION_DISCRETE = ACT_DISCRETE
+ACTION_CONTINUOUS = ACT_CONTINUOUS
+
+ctypedef fused discrete_t:
+    int32_t
+    int64_t
+
+ctypedef fused action_t:
+    int8_t
+    int32_t
+    int64_t
+
+# Move codes map to themselves (continuous actions are converted to codes first).
+cdef int8_t[9] IDENTITY_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8]
+
+ctypedef fused continuous_t:
+    float
+    double
+
+
+cdef inline int move_axis(double a) noexcept nogil:
+    # floor(a + 0.5) for a clipped to [-1, 1]: -1 below -0.5, +1 from 0.5 up.
+    if a < -0.5:
+        return -1
+    if a >= 0.5:
+        return 1
+    return 0
+
+
+
+
+cdef class NavKernel:
+    """The navigation family's kernel over one :class:`gridsim.state.NavState`.
+
+    Args:
+        state: the batch state; the kernel keeps typed views of its arrays, so the
+            arrays must never be replaced, only written in place.
+    """
+
+    def __init__(self, state):
+        cdef int a
+        self.num_envs = state.num_envs
+        self.height = state.height
+        self.width = state.width
+        self.pad = state.pad
+        self.obs_kind = state.obs_kind
+        self.view_size = state.view_size
+        self.pixels_per_cell = state.pixels_per_cell
+        self.channels_first = state.channels_first
+        self.autoreset_mode = state.autoreset_mode
+        self.action_kind = state.action_kind
+        self.num_actions = state.num_actions
+        self.nan_to_zero = state.nan_to_zero
+        self.mutable = state.mutable
+        self.planes = state.cell_reward.shape[1]
+        self.randomize_goals = state.randomize_goals
+        self.max_steps = state.max_steps
+        self.default_tile = state.default_tile
+        self.per_env_table = state.per_env_table
+        for a in range(3):
+            self.agent_color[a] = state.agent_color[a]
+        memset(self.action_code, 4, sizeof(self.action_code))  # 4 = no move
+        if len(state.action_codes) > 16:
+            raise ValueError("at most 16 discrete actions")
+        for a in range(len(state.action_codes)):
+            self.action_code[a] = state.action_codes[a]
+        if self.obs_kind == OBS_VIEW and self.pad < self.view_size // 2:
+            raise ValueError("the grid border must be at least the view radius")
+
+        self.level_tiles = state.level_tiles
+        self.start_cells = state.start_cells
+        self.start_count = state.start_count
+        self.goal_cells = state.goal_cells
+        self.goal_count = state.goal_count
+        self.tile_flags = state.tile_flags
+        self.tile_color = state.tile_color
+        self.dist_kind = state.dist_kind
+        self.dist_a = state.dist_a
+        self.dist_b = state.dist_b
+
+        self.map_id = state.map_id
+        self.grid = state.grid
+        self.grid_index = state.grid_index
+        self.cell_reward = state.cell_reward
+        self.reward_index = state.reward_index
+        self.agent_pos = state.agent_pos
+        self.step_count = state.step_count
+        self.episode = state.episode
+        self.key = state.key
+        self.rng = state.rng
+        self.ep_return = state.ep_return
+        self.needs_reset = state.needs_reset.view(np.uint8)
+        self.reseed = state.reseed.view(np.uint8)
+        self.use_start = state.use_start.view(np.uint8)
+        self.start_override = state.start_override
+
+        if state.obs.dtype == np.int32:
+            self.obs_i32 = state.obs.reshape(self.num_envs, -1)
+            self.final_i32 = state.final_obs.reshape(self.num_envs, -1)
+        else:
+            self.obs_u8 = state.obs.reshape(self.num_envs, -1)
+            self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
+        self.final_mask = state.final_mask.view(np.uint8)
+        self.rewards = state.rewards
+        self.terminated = state.terminated.view(np.uint8)
+        self.truncated = state.truncated.view(np.uint8)
+        self.stat_mask = state.stat_mask.view(np.uint8)
+        self.stat_return = state.stat_return
+        self.stat_length = state.stat_length
+        self.moves = state.moves
+        self.ended_rows = np.zeros(self.num_envs, np.int32)
+        self.n_ended = 0
+        self.err_env = -1
+        self.err_code = E_OK
+
+    # ------------------------------------------------------------------ reset
+
+    cdef void draw_table(self, Py_ssize_t i) noexcept nogil:
+        # Fixed rewards of env i, row-major, from its table stream (spec: drawn at seeding).
+        cdef Py_ssize_t r, c
+        cdef uint8_t t, d = self.default_tile
+        cdef uint32_t f
+        cdef Py_ssize_t ri = self.reward_index[i]
+        cdef Py_ssize_t m = self.map_id[i]
+        cdef int P = self.pad
+        cdef uint64_t s = stream_seed(self.key[i, 0], self.key[i, 1], TAG_TABLE, 0)
+        for r in range(self.height):
+            for c in range(self.width):
+                t = self.level_tiles[m, r + P, c + P]
+                f = self.tile_flags[t]
+                if f & F_STOCHASTIC:
+                    self.cell_reward[ri, 0, r, c] = 0.0
+                else:
+                    self.cell_reward[ri, 0, r, c] = <float>sample_dist(
+                        &s, self.dist_kind[t], self.dist_a[t], self.dist_b[t])
+                if self.planes == 2:
+                    if (f & F_COLLECTIBLE) or (self.randomize_goals and (f & F_TERMINAL)):
+                        if self.tile_flags[d] & F_STOCHASTIC:
+                            self.cell_reward[ri, 1, r, c] = 0.0
+                        else:
+                            self.cell_reward[ri, 1, r, c] = <float>sample_dist(
+                                &s, self.dist_kind[d], self.dist_a[d], self.dist_b[d])
+                    else:
+                        self.cell_reward[ri, 1, r, c] = self.cell_reward[ri, 0, r, c]
+
+    cdef void reset_one(self, Py_ssize_t i) noexcept nogil:
+        # Start episode self.episode[i] of env i: restore the map, pick start and goal.
+        cdef Py_ssize_t m = self.map_id[i]
+        cdef Py_ssize_t g = self.grid_index[i]
+        cdef Py_ssize_t k, j, n
+        cdef int P = self.pad
+        cdef uint64_t* s = &self.rng[i]
+        if self.reseed[i]:
+            if self.per_env_table:
+                self.draw_table(i)
+            self.reseed[i] = 0
+        s[0] = stream_seed(self.key[i, 0], self.key[i, 1], TAG_EPISODE, <uint64_t>self.episode[i])
+        if self.mutable:
+            memcpy(&self.grid[g, 0, 0], &self.level_tiles[m, 0, 0],
+                   self.grid.shape[1] * self.grid.shape[2])
+        if self.use_start[i]:
+            self.agent_pos[i, 0] = self.start_override[i, 0]
+            self.agent_pos[i, 1] = self.start_override[i, 1]
+            self.use_start[i] = 0
+        else:
+            k = next_bounded(s, self.start_count[m])
+            self.agent_pos[i, 0] = self.start_cells[m, k, 0]
+            self.agent_pos[i, 1] = self.start_cells[m, k, 1]
+        if self.randomize_goals:
+            n = self.goal_count[m]
+            k = next_bounded(s, n)
+            for j in range(n):
+                if j != k:
+                    self.grid[g, self.goal_cells[m, j, 0] + P,
+                              self.goal_cells[m, j, 1] + P] = self.default_tile
+        self.step_count[i] = 0
+        self.ep_return[i] = 0.0
+        self.needs_reset[i] = 0
+
+    def reset(self, const uint8_t[::1] mask):
+        """Reset every env whose mask entry is nonzero and write its observation."""
+        cdef Py_ssize_t i
+        if mask.shape[0] != self.num_envs:
+            raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_envs}")
+        with nogil:
+            for i in range(self.num_envs):
+                if mask[i]:
+                    self.reset_one(i)
+                    self.write_obs(i, False)
+
+    def sync_outputs(self):
+        """Rebuild the list of rows whose statistics are set (after stat arrays are loaded)."""
+        cdef Py_ssize_t i
+        self.n_ended = 0
+        for i in range(self.num_envs):
+            if self.stat_mask[i]:
+                self.ended_rows[self.n_ended] = <int32_t>i
+                self.n_ended += 1
+
+    def observe(self):
+        """Rewrite every env's observation from its state (after a state is injected)."""
+        cdef Py_ssize_t i
+        with nogil:
+            for i in range(self.num_envs):
+                self.write_obs(i, False)
+
+    # ---------------------------------------------------------- observations
+
+    cdef void write_image(self, Py_ssize_t i, uint8_t* out, int k, bint chw) noexcept nogil:
+        # One pixel block of k x k per cell, the cell's current colour; the agent's cell in agent colour.
+        cdef Py_ssize_t g = self.grid_index[i]
+        cdef Py_ssize_t r, c, y, x, ch
+        cdef int P = self.pad
+        cdef Py_ssize_t H = self.height * k, W = self.width * k
+        cdef const uint8_t* col
+        cdef int ar = self.agent_pos[i, 0], ac = self.agent_pos[i, 1]
+        for r in range(self.height):
+            for c in range(self.width):
+                if r == ar and c == ac:
+                    col = self.agent_color
+                else:
+                    col = &self.tile_color[self.grid[g, r + P, c + P], 0]
+                for y in range(r * k, r * k + k):
+                    for x in range(c * k, c * k + k):
+                        if chw:
+                            for ch in range(3):
+                                out[(ch * H + y) * W + x] = col[ch]
+                        else:
+                            out[(y * W + x) * 3] = col[0]
+                            out[(y * W + x) * 3 + 1] = col[1]
+                            out[(y * W + x) * 3 + 2] = col[2]
+
+    cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil:
+        cdef Py_ssize_t g, r, v, r0, c0
+        cdef uint8_t* dst
+        if self.obs_kind == OBS_COORDS:
+            if final:
+                self.final_i32[i, 0] = self.agent_pos[i, 0]
+                self.final_i32[i, 1] = self.agent_pos[i, 1]
+            else:
+                self.obs_i32[i, 0] = self.agent_pos[i, 0]
+                self.obs_i32[i, 1] = self.agent_pos[i, 1]
+            return
+        dst = &self.final_u8[i, 0] if final else &self.obs_u8[i, 0]
+        if self.obs_kind == OBS_VIEW:
+            # The border is at least the view radius wide, so the view is v plain row copies.
+            g = self.grid_index[i]
+            v = self.view_size
+            r0 = self.agent_pos[i, 0] + self.pad - v // 2
+            c0 = self.agent_pos[i, 1] + self.pad - v // 2
+            for r in range(v):
+                memcpy(dst + r * v, &self.grid[g, r0 + r, c0], v)
+        else:
+            self.write_image(i, dst, self.pixels_per_cell, self.channels_first)
+
+    def render_rgb(self, Py_ssize_t i, uint8_t[:, :, ::1] out, int cell_px):
+        """Draw env i channels-last into ``out`` (H * cell_px, W * cell_px, 3)."""
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"env index {i} out of range for {self.num_envs} envs")
+        if (out.shape[0] != self.height * cell_px or out.shape[1] != self.width * cell_px
+                or out.shape[2] != 3 or cell_px < 1):
+            raise ValueError("render buffer has the wrong shape")
+        with nogil:
+            self.write_image(i, &out[0, 0, 0], cell_px, False)
+
+    # ------------------------------------------------------------------ step
+
+    cdef void paint_cell(self, Py_ssize_t i, int r, int c) noexcept nogil:
+        # Repaint one cell of env i's image observation (the agent's cell in the agent colour).
+        cdef int k = self.pixels_per_cell
+        cdef Py_ssize_t H = self.height * k, W = self.width * k, y, x, ch
+        cdef uint8_t* out = &self.obs_u8[i, 0]
+        cdef const uint8_t* col
+        if r == self.agent_pos[i, 0] and c == self.agent_pos[i, 1]:
+            col = self.agent_color
+        else:
+            col = &self.tile_color[self.grid[self.grid_index[i], r + self.pad, c + self.pad], 0]
+        for y in range(r * k, r * k + k):
+            for x in range(c * k, c * k + k):
+                if self.channels_first:
+                    for ch in range(3):
+                        out[(ch * H + y) * W + x] = col[ch]
+                else:
+                    out[(y * W + x) * 3] = col[0]
+                    out[(y * W + x) * 3 + 1] = col[1]
+                    out[(y * W + x) * 3 + 2] = col[2]
+
+    def step_i64(self, const int64_t[::1] actions):
+        """Step every env with i64 discrete actions (N,); returns episodes ended, or -1 on error."""
+        cdef Py_ssize_t n
+        with nogil:
+            n = step_discrete(self, actions)
+        return n
+
+    def step_i32(self, const int32_t[::1] actions):
+        """Step every env with i32 discrete actions (N,); returns episodes ended, or -1 on error."""
+        cdef Py_ssize_t n
+        with nogil:
+            n = step_discrete(self, actions)
+        return n
+
+    def step_f32(self, const float[:, ::1] actions):
+        """Step every env with f32 continuous actions (N, 2); returns episodes ended, or -1 on error."""
+        cdef Py_ssize_t n
+        with nogil:
+            n = step_continuous(self, actions)
+        return n
+
+    def step_f64(self, const double[:, ::1] actions):
+        """Step every env with f64 continuous actions (N, 2); returns episodes ended, or -1 on error."""
+        cdef Py_ssize_t n
+        with nogil:
+            n = step_continuous(self, actions)
+        return n
+
+
+cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions, const int8_t* code_of) noexcept nogil:
+    # Apply validated actions to every env (move code = code_of[action]); returns episodes ended.
+    # Hot arrays are read through local pointers: stores through uint8 pointers may
+    # alias anything, and would otherwise force a reload of every memoryview per env.
+    cdef Py_ssize_t i, ri, n_done = 0
+    cdef int r, c, nr, nc, code, P = self.pad
+    cdef int H1 = self.height - 1, W1 = self.width - 1
+    cdef Py_ssize_t Wp = self.grid.shape[2]
+    cdef Py_ssize_t grid_stride = self.grid.shape[1] * Wp
+    cdef Py_ssize_t plane_stride = self.height * self.width
+    cdef Py_ssize_t table_stride = self.planes * plane_stride
+    cdef uint8_t t, term, trunc, walk
+    cdef uint32_t f
+    cdef float rew
+    cdef int mode = self.autoreset_mode, obs_kind = self.obs_kind
+    cdef int mutable = self.mutable
+    # No limit is a limit no episode reaches.
+    cdef int32_t max_steps = self.max_steps if self.max_steps > 0 else 0x7FFFFFFF
+    cdef int32_t* ended = &self.ended_rows[0]
+    cdef Py_ssize_t k
+    cdef uint8_t default_tile = self.default_tile
+    cdef uint8_t* gp
+    cdef int16_t* pos = &self.agent_pos[0, 0]
+    cdef const uint32_t* flags = &self.tile_flags[0]
+    cdef uint8_t* grid = &self.grid[0, 0, 0]
+    cdef const int32_t* grid_index = &self.grid_index[0]
+    cdef const int32_t* reward_index = &self.reward_index[0]
+    cdef const float* table = &self.cell_reward[0, 0, 0, 0]
+    cdef int32_t* step_count = &self.step_count[0]
+    cdef double* ep_return = &self.ep_return[0]
+    cdef uint8_t* needs_reset = &self.needs_reset[0]
+    cdef float* rewards = &self.rewards[0]
+    cdef uint8_t* terminated = &self.terminated[0]
+    cdef uint8_t* truncated = &self.truncated[0]
+    cdef uint8_t* stat_mask = &self.stat_mask[0]
+    cdef double* stat_return = &self.stat_return[0]
+    cdef int32_t* stat_length = &self.stat_length[0]
+    cdef int32_t* obs_xy = NULL
+    if obs_kind == OBS_COORDS:
+        obs_xy = &self.obs_i32[0, 0]
+    # Episode statistics are zero on rows whose episode did not end (Gymnasium's _add_info):
+    # clear only the rows that ended on the previous call.
+    for k in range(self.n_ended):
+        stat_mask[ended[k]] = 0
+        stat_return[ended[k]] = 0.0
+        stat_length[ended[k]] = 0
+    for i in range(self.num_envs):
+        if needs_reset[i] and mode == AR_NEXT_STEP:
+            # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
+            self.episode[i] += 1
+            self.reset_one(i)
+            rewards[i] = 0.0
+            terminated[i] = 0
+            truncated[i] = 0
+            self.write_obs(i, False)
+            continue
+        gp = grid + grid_index[i] * grid_stride + P * Wp + P  # cell (0, 0) of env i's map
+        code = code_of[actions[i]]
+        r = pos[2 * i]
+        c = pos[2 * i + 1]
+        nr = r + code // 3 - 1
+        nc = c + code % 3 - 1
+        # Clamp into the map, then the target must be walkable or the agent stays.
+        nr = 0 if nr < 0 else (H1 if nr > H1 else nr)
+        nc = 0 if nc < 0 else (W1 if nc > W1 else nc)
+        if obs_kind == OBS_IMAGE:
+            if (flags[gp[nr * Wp + nc]] & F_WALKABLE) and (nr != r or nc != c):
+                pos[2 * i] = <int16_t>nr
+                pos[2 * i + 1] = <int16_t>nc
+                self.paint_cell(i, r, c)  # the old cell loses the agent
+                r = nr
+                c = nc
+        else:
+            # Branch-free: whether a random move hits a wall is unpredictable.
+            walk = (flags[gp[nr * Wp + nc]] & F_WALKABLE) != 0
+            r = nr if walk else r
+            c = nc if walk else c
+        pos[2 * i] = <int16_t>r
+        pos[2 * i + 1] = <int16_t>c
+        t = gp[r * Wp + c]
+        # The reward is that of the cell the agent ends on.
+        f = flags[t]
+        ri = reward_index[i]
+        if f & F_STOCHASTIC:
+            rew = <float>sample_dist(&self.rng[i], self.dist_kind[t], self.dist_a[t], self.dist_b[t])
+        elif mutable and t == default_tile and \
+                self.level_tiles[self.map_id[i], r + P, c + P] != t:
+            rew = table[ri * table_stride + plane_stride + r * self.width + c]  # collected/removed
+        else:
+            rew = table[ri * table_stride + r * self.width + c]
+        if f & F_COLLECTIBLE:
+            gp[r * Wp + c] = default_tile
+        step_count[i] += 1
+        ep_return[i] += rew
+        rewards[i] = rew
+        term = (f & F_TERMINAL) != 0
+        trunc = step_count[i] >= max_steps
+        terminated[i] = term
+        truncated[i] = trunc
+        if (term | trunc) and mode != AR_CONTINUE:
+            ended[n_done] = <int32_t>i
+            n_done += 1
+            stat_mask[i] = 1
+            stat_return[i] = ep_return[i]
+            stat_length[i] = step_count[i]
+            if mode == AR_SAME_STEP:
+                self.write_obs(i, True)
+                self.final_mask[i] = 1
+                self.episode[i] += 1
+                self.reset_one(i)
+                self.write_obs(i, False)
+                continue
+            needs_reset[i] = 1
+        elif mode == AR_SAME_STEP:
+            self.final_mask[i] = 0
+        if obs_kind == OBS_COORDS:
+            obs_xy[2 * i] = r
+            obs_xy[2 * i + 1] = c
+        elif obs_kind == OBS_IMAGE:
+            self.paint_cell(i, r, c)  # the image is kept up to date cell by cell
+        else:
+            self.write_obs(i, False)
+    self.n_ended = n_done
+    return n_done
+
+
+cdef int check_pending(NavKernel self) noexcept nogil:
+    # DISABLED: an env that ended must be reset before it is stepped again.
+    cdef Py_ssize_t i
+    if self.autoreset_mode != AR_DISABLED:
+        return 0
+    for i in range(self.num_envs):
+        if self.needs_reset[i]:
+            self.err_env = <int>i
+            self.err_code = E_NEEDS_RESET
+            return -1
+    return 0
+
+cdef Py_ssize_t step_discrete(NavKernel self, const discrete_t[::1] actions) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef discrete_t a
+    cdef discrete_t n = self.num_actions
+    self.err_code = E_OK
+    self.err_env = -1
+    if actions.shape[0] != self.num_envs:
+        self.err_code = E_BAD_SHAPE
+        return -1
+    for i in range(self.num_envs):
+        a = actions[i]
+        if a < 0 or a >= n:
+            self.err_env = <int>i
+            self.err_code = E_BAD_ACTION
+            return -1
+    if check_pending(self) < 0:
+        return -1
+    return step_rows(self, &actions[0], self.action_code)
+
+cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actions) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double ar, ac
+    self.err_code = E_OK
+    self.err_env = -1
+    if actions.shape[0] != self.num_envs or actions.shape[1] != 2:
+        self.err_code = E_BAD_SHAPE
+        return -1
+    for i in range(self.num_envs):
+        ar = actions[i, 0]
+        ac = actions[i, 1]
+        if isnan(ar) or isnan(ac):
+            if not self.nan_to_zero:
+                self.err_env = <int>i
+                self.err_code = E_NAN_ACTION
+                return -1
+            ar = 0.0 if isnan(ar) else ar
+            ac = 0.0 if isnan(ac) else ac
+        self.moves[i] = <int8_t>((move_axis(ar) + 1) * 3 + move_axis(ac) + 1)
+    if check_pending(self) < 0:
+        return -1
+    return step_rows(self, &self.moves[0], IDENTITY_CODES)
+
+
+def rng_stream(uint64_t state, Py_ssize_t n):
+    """The first n outputs of the kernel's SplitMix64 stream (tests compare with gridsim.rng)."""
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] o = out
+    cdef Py_ssize_t k
+    for k in range(n):
+        o[k] = next_u64(&state)
+    return out
+
+
+def rng_samples(uint64_t state, int kind, double a, double b, Py_ssize_t n):
+    """n draws of a reward distribution from one stream (tests compare with gridsim.rng)."""
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] o = out
+    cdef Py_ssize_t k
+    for k in range(n):
+        o[k] = sample_dist(&state, kind, a, b)
+    return out
+
+
+def rng_stream_seed(uint64_t key0, uint64_t key1, uint64_t tag, uint64_t counter):
+    """The kernel's stream_seed (tests compare with gridsim.rng.stream_seed)."""
+    return stream_seed(key0, key1, tag, counter)

@@ -1,0 +1,6 @@
+"""The environments of every family: ``<Family>VectorEnv`` and its single-env view ``<Family>Env``."""
+
+from gridsim.envs.nav import NavEnv, NavVectorEnv
+from gridsim.envs.single import SingleEnvView
+
+__all__ = ["NavEnv", "NavVectorEnv", "SingleEnvView"]

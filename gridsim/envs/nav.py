@@ -1,0 +1,395 @@
+"""The navigation family (PixelWorld): ``NavVectorEnv`` and its single-env view ``NavEnv``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from gridsim import _core
+from gridsim.envs.single import SingleEnvView
+from gridsim.levels import parse_level_text
+from gridsim.nav.alphabet import F_WALKABLE
+from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level
+from gridsim.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState
+from gridsim.vector import AUTORESET_CODES, GridVectorEnv
+
+__all__ = ["NavEnv", "NavVectorEnv", "nav_spaces", "ACTION_TYPES", "OBS_TYPES"]
+
+ACTION_TYPES = {
+    "1d_discrete": "1d_discrete",
+    "2d_discrete": "1d_discrete",  # the original's name in code
+    "1d_horizontal": "1d_horizontal",
+    "1d_vertical": "1d_vertical",
+    "2d_continuous": "2d_continuous",
+}
+OBS_TYPES = {"coords": OBS_COORDS, "xy": OBS_COORDS, "image": OBS_IMAGE, "view": OBS_VIEW}
+
+
+def _choice(kind: str, value: str, table: Mapping[str, Any]) -> str:
+    if value not in table:
+        raise ValueError(f"unknown {kind} {value!r}; use one of {sorted(table)}")
+    return value
+
+
+def nav_spaces(
+    level: NavLevel,
+    obs_type: str = "coords",
+    actions: str = "1d_discrete",
+    *,
+    view_size: int = 7,
+    channels_first: bool = False,
+    pixels_per_cell: int = 1,
+    obs_dtype=None,
+) -> tuple[gym.spaces.Box, gym.spaces.Space]:
+    """The single observation and action spaces of a navigation env."""
+    H, W = level.height, level.width
+    kind = OBS_TYPES[_choice("obs_type", obs_type, OBS_TYPES)]
+    if kind == OBS_COORDS:
+        obs = gym.spaces.Box(
+            low=np.zeros(2, np.int32), high=np.array([H - 1, W - 1], np.int32), dtype=np.int32
+        )
+    elif kind == OBS_VIEW:
+        obs = gym.spaces.Box(0, len(level.alphabet.chars) - 1, (view_size, view_size), np.uint8)
+    else:
+        h, w = H * pixels_per_cell, W * pixels_per_cell
+        obs = gym.spaces.Box(0, 255, (3, h, w) if channels_first else (h, w, 3), np.uint8)
+    if obs_dtype is not None:
+        obs = gym.spaces.Box(obs.low.astype(obs_dtype), obs.high.astype(obs_dtype),
+                             obs.shape, np.dtype(obs_dtype))
+    act = ACTION_TYPES[_choice("actions", actions, ACTION_TYPES)]
+    if act == "2d_continuous":
+        action = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+    elif act == "1d_discrete":
+        action = gym.spaces.Discrete(4)
+    else:
+        action = gym.spaces.Discrete(2)
+    return obs, action
+
+
+class NavVectorEnv(GridVectorEnv):
+    """A batch of PixelWorld navigation grids, stepped by one kernel call.
+
+    ## Description
+
+    The agent walks a text map (PixelWorld's format or gridsim's native format,
+    see ``docs/levels.md``) whose symbols come from an *alphabet*: each symbol has a
+    reward distribution, a colour and the flags terminal, accessible, initial,
+    stochastic and collectible. Coordinates are ``(row, col)``, row 0 at the top.
+
+    ## Action Space
+
+    | ``actions=`` | space | index -> (d_row, d_col) |
+    |---|---|---|
+    | ``"1d_discrete"`` (default; alias ``"2d_discrete"``) | ``Discrete(4)`` | 0 up, 1 right, 2 down, 3 left |
+    | ``"1d_horizontal"`` | ``Discrete(2)`` | 0 right, 1 left |
+    | ``"1d_vertical"`` | ``Discrete(2)`` | 0 down, 1 up |
+    | ``"2d_continuous"`` | ``Box(-1, 1, (2,), float32)`` | clipped to [-1, 1]; each axis moves -1 below -0.5, +1 from 0.5 |
+
+    A move target is clamped into the map; the agent moves only if the target is
+    accessible. Continuous moves may be diagonal (only the destination is checked).
+    Out-of-range discrete actions and NaN continuous actions raise
+    :class:`gridsim.InvalidActionError` before any env is stepped
+    (``nan_action="zero"`` treats NaN components as 0 instead, as the spec's PixelWorld does).
+
+    ## Observation Space
+
+    | ``obs_type=`` | dtype, shape | content |
+    |---|---|---|
+    | ``"coords"`` (default; alias ``"xy"``) | int32 (2,) | ``[row, col]`` of the agent |
+    | ``"image"`` | uint8 (H, W, 3), or (3, H, W) with ``channels_first=True`` | one pixel per cell (``pixels_per_cell`` upscales), current colours, agent in the agent colour |
+    | ``"view"`` | uint8 (v, v) | tile ids of the v x v cells centred on the agent (``view_size``, default 7); 0 outside the map |
+
+    ## Rewards
+
+    The reward of a step is the reward of the cell the agent occupies after it (the
+    cell it stayed on if the move was blocked). Fixed (non-stochastic) rewards are
+    drawn once per env seed, row-major, from the env's table stream, and kept across
+    episodes; stochastic symbols draw on every visit from the episode stream. A
+    collectible cell pays once per episode and then has the default symbol's
+    properties. ``navigation`` alphabet: -1 per step on floor, +1 at the goal.
+
+    ## Starting State
+
+    A uniformly random initial cell (``S``); ``options={"start": (row, col)}`` at reset
+    overrides it. With ``randomize_goals=True`` one terminal cell is kept per
+    episode and the others become default tiles.
+
+    ## Episode End
+
+    Terminated on a terminal cell. Truncated when ``steps >= max_episode_steps``
+    (``None``: never; the registered ids use 100). Both can be true on one step.
+    On the rows where an episode ends, ``infos["episode_stats"]`` holds its
+    ``return`` and ``length`` (inside ``final_info`` under ``SAME_STEP``).
+
+    ## Arguments
+
+    ``level`` (a level name such as ``"nav/room1_small"``, a path, or ``"=<map text>"``)
+    or ``world_map`` (map text, or a sequence of ``num_envs`` texts of one size);
+    ``alphabet`` (``"navigation"``, ``"noisy"``, a dict or an ``Alphabet``),
+    ``actions``, ``obs_type``, ``view_size=7``, ``channels_first=False``,
+    ``pixels_per_cell=1``, ``randomize_goals=False``, ``default_symbol``,
+    ``unknown_symbols="error"``, ``max_episode_steps=None``, ``nan_action="error"``,
+    ``level_directory``; and the common vector kwargs ``num_envs``,
+    ``autoreset_mode`` (``NEXT_STEP`` default, ``SAME_STEP``, ``DISABLED``),
+    ``render_mode`` (``"rgb_array"``, ``"ansi"``, ``"human"``), ``copy``, ``num_threads``,
+    ``obs_dtype``, ``mixer_seed``, ``episode_stats``.
+
+    ## Version History
+
+    * v0: initial release; PixelWorld's semantics with its bugs fixed (see specs).
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import gridsim
+        >>> envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=3)
+        >>> obs, infos = envs.reset(seed=0)
+        >>> obs.shape, obs.dtype
+        ((3, 2), dtype('int32'))
+        >>> obs, rewards, terminations, truncations, infos = envs.step(np.array([1, 1, 1]))
+        >>> rewards
+        array([-1., -1., -1.], dtype=float32)
+        >>> envs.close()
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        level: str | None = None,
+        world_map: str | Sequence[str] | None = None,
+        alphabet=None,
+        actions: str = "1d_discrete",
+        obs_type: str = "coords",
+        view_size: int = 7,
+        channels_first: bool = False,
+        pixels_per_cell: int = 1,
+        randomize_goals: bool = False,
+        default_symbol: str | None = None,
+        unknown_symbols: str | None = None,
+        max_episode_steps: int | None = None,
+        nan_action: str = "error",
+        level_directory: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        copy: bool = True,
+        num_threads: int = 1,
+        obs_dtype=None,
+        mixer_seed: int = 0,
+        episode_stats: bool = True,
+        _continue_past_end: bool = False,
+    ):
+        super().__init__(
+            num_envs=num_envs, autoreset_mode=autoreset_mode, render_mode=render_mode, copy=copy,
+            num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
+            obs_dtype=obs_dtype,
+        )
+        if nan_action not in ("error", "zero"):
+            raise ValueError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool) or int(max_episode_steps) != max_episode_steps
+            or max_episode_steps < 1
+        ):
+            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        if not isinstance(pixels_per_cell, (int, np.integer)) or pixels_per_cell < 1:
+            raise ValueError(f"pixels_per_cell must be a positive integer, got {pixels_per_cell!r}")
+        maps = self._load_maps(level, world_map, alphabet, default_symbol, unknown_symbols,
+                               level_directory)
+        self.level = maps[0]
+        self.maps = maps
+        self.actions = ACTION_TYPES[_choice("actions", actions, ACTION_TYPES)]
+        self.obs_type = "coords" if obs_type == "xy" else _choice("obs_type", obs_type, OBS_TYPES)
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
+        self.randomize_goals = bool(randomize_goals)
+        self.single_observation_space, self.single_action_space = nav_spaces(
+            self.level, self.obs_type, self.actions, view_size=view_size,
+            channels_first=channels_first, pixels_per_cell=pixels_per_cell, obs_dtype=obs_dtype,
+        )
+        mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
+        self.state = NavState(
+            maps, self.num_envs,
+            map_id=np.arange(self.num_envs) if len(maps) > 1 else None,
+            obs_kind=OBS_TYPES[self.obs_type], view_size=view_size,
+            pixels_per_cell=pixels_per_cell, channels_first=channels_first,
+            actions=self.actions, autoreset_mode=mode, randomize_goals=randomize_goals,
+            max_steps=self.max_episode_steps or 0, nan_to_zero=nan_action == "zero",
+        )
+        self.kernel = _core.NavKernel(self.state)
+        self._finish_init()
+
+    def _load_maps(self, level, world_map, alphabet, default_symbol, unknown_symbols,
+                   level_directory) -> list[NavLevel]:
+        opts = dict(alphabet=alphabet, default_symbol=default_symbol, unknown_symbols=unknown_symbols)
+        if (level is None) == (world_map is None):
+            raise ValueError("pass exactly one of level= (a level name) or world_map= (map text)")
+        if level is not None:
+            return [load_nav_level(level, level_directory=level_directory, **opts)]
+        if isinstance(world_map, str):
+            return [compile_nav_level(parse_level_text(world_map), **opts)]
+        texts = list(world_map)
+        if len(texts) != self.num_envs:
+            raise ValueError(
+                f"world_map holds {len(texts)} maps; a sequence needs one per env ({self.num_envs})"
+            )
+        return [compile_nav_level(parse_level_text(t, f"<world_map[{k}]>"), **opts)
+                for k, t in enumerate(texts)]
+
+    # ---------------------------------------------------------------- options
+
+    def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
+        unknown = set(options) - {"start"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; the navigation family knows 'start'")
+        if "start" not in options or options["start"] is None:
+            return
+        start = np.asarray(options["start"])
+        if start.dtype.kind not in "iu":
+            raise ValueError(f"options['start'] must hold integers, got dtype {start.dtype}")
+        if start.shape == (2,):
+            start = np.broadcast_to(start, (self.num_envs, 2))
+        if start.shape != (self.num_envs, 2):
+            raise ValueError(
+                f"options['start'] must have shape (2,) or ({self.num_envs}, 2), got {start.shape}"
+            )
+        for i in np.flatnonzero(mask):
+            self._check_cell(int(start[i, 0]), int(start[i, 1]), i, "options['start']")
+        st = self.state
+        st.start_override[mask] = start[mask]
+        st.use_start[mask] = True
+
+    def _check_cell(self, r: int, c: int, i: int, what: str):
+        if not (0 <= r < self.level.height and 0 <= c < self.level.width):
+            raise ValueError(f"{what} {(r, c)} for env {i} is outside the {self.level.height}x{self.level.width} map")
+        t = self.state.tiles_of(i)[r, c]
+        if not self.state.tile_flags[t] & F_WALKABLE:
+            raise ValueError(f"{what} {(r, c)} for env {i} is not accessible ({self.level.alphabet.chars[t]!r})")
+
+    # ------------------------------------------------------------ state access
+
+    def get_state(self, index: int = 0) -> dict[str, Any]:
+        """Env ``index`` as a plain dict of Python values.
+
+        Keys: ``pos`` (row, col); ``step`` (steps in this episode); ``tiles`` (current
+        map rows as text: collected cells and removed goals show the default symbol);
+        ``episode`` (episode counter); ``key`` (the two 64-bit halves of the env's
+        key); ``rng`` (episode stream state); ``return`` (episode return so far);
+        ``needs_reset`` (the episode ended and a reset is pending).
+        """
+        i = self._index(index)
+        st = self.state
+        chars = self.level.alphabet.chars
+        tiles = st.tiles_of(i)
+        return {
+            "pos": (int(st.agent_pos[i, 0]), int(st.agent_pos[i, 1])),
+            "step": int(st.step_count[i]),
+            "tiles": ["".join(chars[t] for t in row) for row in tiles],
+            "episode": int(st.episode[i]),
+            "key": (int(st.key[i, 0]), int(st.key[i, 1])),
+            "rng": int(st.rng[i]),
+            "return": float(st.ep_return[i]),
+            "needs_reset": bool(st.needs_reset[i]),
+        }
+
+    def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
+        """Inject a state dict (the keys of :meth:`get_state`; missing keys keep their value).
+
+        ``tiles`` may differ from the map only where a cell holds the default symbol
+        (a collected cell or a removed goal). Returns ``(obs, info)`` of that env.
+        """
+        i = self._index(index)
+        st = self.state
+        a = self.level.alphabet
+        unknown = set(state) - {"pos", "step", "tiles", "episode", "key", "rng", "return", "needs_reset"}
+        if unknown:
+            raise ValueError(f"unknown state keys {sorted(unknown)}")
+        if "tiles" in state:
+            tiles = self._parse_tiles(state["tiles"], i)
+        if "pos" in state:
+            r, c = (int(v) for v in state["pos"])
+            if "tiles" in state:
+                if not (0 <= r < self.level.height and 0 <= c < self.level.width) or \
+                        not a.flags[tiles[r, c]] & F_WALKABLE:
+                    raise ValueError(f"pos {(r, c)} is outside the map or not accessible")
+            else:
+                self._check_cell(r, c, i, "pos")
+        if "tiles" in state:
+            P = st.pad
+            if st.mutable:
+                st.grid[st.grid_index[i], P : P + st.height, P : P + st.width] = tiles
+        if "pos" in state:
+            st.agent_pos[i] = (r, c)
+        if "step" in state:
+            st.step_count[i] = int(state["step"])
+        if "episode" in state:
+            st.episode[i] = int(state["episode"])
+        if "key" in state:
+            st.key[i] = [int(v) for v in state["key"]]
+            st.seeded[i] = True
+        if "rng" in state:
+            st.rng[i] = int(state["rng"])
+        if "return" in state:
+            st.ep_return[i] = float(state["return"])
+        if "needs_reset" in state:
+            st.needs_reset[i] = bool(state["needs_reset"])
+        self.kernel.observe()
+        return self._output(st.obs[i]), {}
+
+    def _parse_tiles(self, rows, i: int) -> np.ndarray:
+        a = self.level.alphabet
+        rows = list(rows)
+        if len(rows) != self.level.height or any(len(r) != self.level.width for r in rows):
+            raise ValueError(f"tiles must be {self.level.height} rows of {self.level.width} characters")
+        try:
+            tiles = np.array([[a.ids[ch] for ch in row] for row in rows], np.uint8)
+        except KeyError as e:
+            raise ValueError(f"tiles contain a character outside the alphabet: {e}") from None
+        base = self.maps[int(self.state.map_id[i])].tiles
+        changed = tiles != base
+        if changed.any():
+            if not self.state.mutable:
+                raise ValueError("this level's cells never change (no collectibles, no randomized goals)")
+            if (tiles[changed] != a.default_id).any():
+                r, c = np.argwhere(changed & (tiles != a.default_id))[0]
+                raise ValueError(
+                    f"tiles[{r}][{c}] = {a.chars[tiles[r, c]]!r}: a cell may only change to the "
+                    f"default symbol {a.default_symbol!r}"
+                )
+        return tiles
+
+    def _index(self, index: int) -> int:
+        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
+            raise IndexError(f"env index {index!r} out of range for {self.num_envs} envs")
+        return int(index) % self.num_envs
+
+    # ------------------------------------------------------------------ render
+
+    def render_frame(self, index: int = 0, cell_px: int = 16) -> np.ndarray:
+        """Env ``index`` as a fresh uint8 (H * cell_px, W * cell_px, 3) frame."""
+        out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
+        self.kernel.render_rgb(self._index(index), out, cell_px)
+        return out
+
+    def render_text(self, index: int = 0) -> str:
+        """Env ``index`` as text: the current map with ``@`` on the agent's cell."""
+        st = self.get_state(index)
+        rows = [list(r) for r in st["tiles"]]
+        r, c = st["pos"]
+        rows[r][c] = "@"
+        return "\n".join("".join(r) for r in rows) + "\n"
+
+
+class NavEnv(SingleEnvView):
+    """One navigation env (``gymnasium.Env``) over :class:`NavVectorEnv` with one row.
+
+    Everything in :class:`NavVectorEnv`'s docstring applies. The view returns copies
+    (a fresh obs array, a Python float reward, Python bool flags, ``info == {}``),
+    never truncates unless given ``max_episode_steps`` (``gymnasium.make`` adds
+    ``TimeLimit`` from the spec), and keeps stepping after an episode ends, as the
+    original did.
+    """
+
+    vector_class = NavVectorEnv

@@ -1,0 +1,90 @@
+"""Single-env views: a ``gymnasium.Env`` over a family's vector env with one row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+class SingleEnvView(gym.Env):
+    """A ``gymnasium.Env`` that drives row 0 of a one-row vector env of ``vector_class``.
+
+    It returns copies (fresh arrays, Python scalars), does not reset by itself, and
+    keeps stepping past the end of an episode. ``get_state`` / ``set_state`` take
+    ``index=0``.
+    """
+
+    vector_class: type = None  # set by each family
+    metadata = {"render_modes": ["rgb_array", "ansi", "human"], "render_fps": 10}
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any):
+        for key in ("num_envs", "autoreset_mode", "copy"):
+            if key in kwargs:
+                raise TypeError(f"{type(self).__name__} does not take {key}=; it is one env")
+        self._vec = self.vector_class(
+            num_envs=1, render_mode=render_mode, episode_stats=False, _continue_past_end=True, **kwargs
+        )
+        self.render_mode = render_mode
+        self.observation_space = self._vec.single_observation_space
+        self.action_space = self._vec.single_action_space
+        self.metadata = dict(self._vec.metadata)
+        self.metadata.pop("autoreset_mode", None)
+        self._actions = np.zeros(self._vec.action_space.shape, self._vec.action_space.dtype)
+
+    @property
+    def unwrapped_vector(self):
+        """The one-row vector env underneath."""
+        return self._vec
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Reset; an int seed gives the same trajectory as row 0 of a vector env reset with it."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+        obs, _ = self._vec.reset(seed=None if seed is None else [seed], options=options)
+        return obs[0].copy(), {}
+
+    def step(self, action):
+        """One step; the action must be in ``action_space``."""
+        a = np.asarray(action)
+        if isinstance(self.action_space, gym.spaces.Discrete):
+            if a.shape != () or a.dtype.kind not in "iu":
+                from gridsim.errors import InvalidActionError
+
+                raise InvalidActionError(
+                    f"action must be an integer scalar for {self.action_space}, got {action!r}"
+                )
+            self._actions[0] = a
+        else:
+            if a.shape != self.action_space.shape:
+                from gridsim.errors import InvalidActionError
+
+                raise InvalidActionError(
+                    f"action must have shape {self.action_space.shape}, got {a.shape}"
+                )
+            self._actions[0] = a
+        obs, reward, term, trunc, _ = self._vec.step(self._actions)
+        if self.render_mode == "human":
+            self.render()
+        return obs[0].copy(), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
+
+    def render(self):
+        """``rgb_array``: a uint8 (H, W, 3) frame; ``ansi``: a string; ``human``: a window."""
+        frames = self._vec.render()
+        return None if frames is None else frames[0]
+
+    def get_state(self, index: int = 0) -> dict[str, Any]:
+        """The env's state dict (see the family's vector env)."""
+        return self._vec.get_state(index)
+
+    def set_state(self, state, index: int = 0):
+        """Inject a state dict; returns ``(obs, info)``."""
+        obs, info = self._vec.set_state(state, index)
+        return obs.copy(), info
+
+    def close(self):
+        """Close the underlying vector env (idempotent)."""
+        if not self._vec.closed:
+            self._vec.close()

@@ -1,0 +1,300 @@
+"""Compile a parsed text level into the navigation family's arrays.
+
+The alphabet decides what each map character means. It comes from the
+``alphabet=`` argument, else the level's ``alphabet`` meta key, else
+``"navigation"``; a native level's ``[legend]`` adds or replaces symbols on top.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict, deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gridsim.errors import LevelError, LevelNotFoundError
+from gridsim.levels import LevelWarning, ParsedLevel, read_level
+from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Symbol, get_alphabet
+
+__all__ = [
+    "LevelWarning",
+    "NavLevel",
+    "compile_nav_level",
+    "load_nav_level",
+    "map_tiles",
+    "read_nav_level",
+    "resolve_alphabet",
+]
+
+UNKNOWN_SYMBOLS = ("error", "default")
+_MOVES = ((-1, 0), (0, 1), (1, 0), (0, -1))
+
+
+@dataclass(frozen=True, eq=False)
+class NavLevel:
+    """A navigation level ready for the kernel.
+
+    Attributes:
+        name: the level's name (meta ``name`` or the file stem).
+        source: the file it came from, or ``"<string>"``.
+        tiles: ``uint8 (H, W)`` tile ids of ``alphabet`` (read-only).
+        height: H, the number of rows.
+        width: W, the number of columns.
+        start_cells: ``int16 (S, 2)`` (row, col) of the initial cells, row-major.
+        goal_cells: ``int16 (G, 2)`` (row, col) of the terminal cells, row-major.
+        alphabet: the resolved alphabet (legend and default symbol applied).
+        meta: the level's ``[meta]`` keys (empty for PixelWorld maps).
+        rows: the map rows, with unknown characters replaced when
+            ``unknown_symbols="default"``.
+    """
+
+    name: str
+    source: str
+    tiles: np.ndarray
+    height: int
+    width: int
+    start_cells: np.ndarray
+    goal_cells: np.ndarray
+    alphabet: Alphabet
+    meta: Mapping[str, str]
+    rows: tuple[str, ...]
+
+    @property
+    def walkable(self) -> np.ndarray:
+        """``bool (H, W)``: True where a move may end (the symbol is accessible)."""
+        return (self.alphabet.flags[self.tiles] & F_WALKABLE).astype(bool)
+
+    def accessible_count(self) -> int:
+        """Number of accessible cells."""
+        return int(np.count_nonzero(self.walkable))
+
+    def bfs_distances(self, start) -> np.ndarray:
+        """Fewest 4-neighbour moves from ``start`` to every cell, through accessible cells.
+
+        Args:
+            start: a ``(row, col)`` cell, or an ``(S, 2)`` array of cells (distance to the
+                nearest one).
+
+        Returns:
+            ``int32 (H, W)``; -1 where a cell cannot be reached.
+        """
+        return _bfs(self.walkable, np.asarray(start, dtype=np.int64).reshape(-1, 2))
+
+
+def _bfs(walkable: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    h, w = walkable.shape
+    dist = np.full((h, w), -1, np.int32)
+    queue = deque()
+    for r, c in starts.tolist():
+        if not (0 <= r < h and 0 <= c < w):
+            raise ValueError(f"start cell {(r, c)} is outside the {h}x{w} map")
+        if dist[r, c] < 0:
+            dist[r, c] = 0
+            queue.append((r, c))
+    while queue:
+        r, c = queue.popleft()
+        d = dist[r, c] + 1
+        for dr, dc in _MOVES:  # no wrap-around: the map edge is a wall
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < h and 0 <= cc < w and walkable[rr, cc] and dist[rr, cc] < 0:
+                dist[rr, cc] = d
+                queue.append((rr, cc))
+    return dist
+
+
+def _meta_error(parsed: ParsedLevel, key: str, message: str) -> LevelError:
+    return LevelError(message, parsed.source, parsed.meta_lines.get(key))
+
+
+def resolve_alphabet(
+    parsed: ParsedLevel, alphabet=None, default_symbol: str | None = None
+) -> Alphabet:
+    """The alphabet a level is read with: argument > meta ``alphabet`` > ``"navigation"``.
+
+    The level's legend is added on top, then the default symbol (argument > meta
+    ``default_symbol`` > the alphabet's own) is applied.
+
+    Args:
+        parsed: the level.
+        alphabet: a name, an :class:`Alphabet` or a dict of symbols, or None.
+        default_symbol: overrides the default symbol.
+
+    Returns:
+        The alphabet.
+    """
+    if alphabet is None and "alphabet" in parsed.meta:
+        try:
+            alph = get_alphabet(parsed.meta["alphabet"])
+        except ValueError as e:
+            raise _meta_error(parsed, "alphabet", str(e)) from None
+    else:
+        alph = get_alphabet(alphabet)
+    if parsed.legend:
+        extra = {}
+        for ch, props in parsed.legend.items():
+            try:
+                extra[ch] = Symbol.from_mapping(props)
+            except ValueError as e:
+                line = parsed.legend_lines.get(ch)
+                raise LevelError(f"{ch!r}: {e}", parsed.source, line) from None
+        alph = alph.extended(extra)
+    if default_symbol is None and "default_symbol" in parsed.meta:
+        try:
+            return alph.with_default(parsed.meta["default_symbol"])
+        except ValueError as e:
+            raise _meta_error(parsed, "default_symbol", str(e)) from None
+    return alph.with_default(default_symbol) if default_symbol is not None else alph
+
+
+def map_tiles(
+    parsed: ParsedLevel, alph: Alphabet, unknown_symbols: str | None = None
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Tile ids ``uint8 (H, W)`` of a parsed map, and its rows after unknown-symbol handling.
+
+    Args:
+        parsed: the level.
+        alph: the alphabet (see :func:`resolve_alphabet`).
+        unknown_symbols: ``"error"`` or ``"default"`` (argument > meta > ``"error"``).
+
+    Returns:
+        ``(tiles, rows)``.
+
+    Raises:
+        LevelError: a character is not in the alphabet and ``unknown_symbols="error"``.
+    """
+    mode = unknown_symbols or parsed.meta.get("unknown_symbols", "error")
+    if mode not in UNKNOWN_SYMBOLS:
+        raise ValueError(f"unknown_symbols must be one of {UNKNOWN_SYMBOLS}, got {mode!r}")
+    ids, default = alph.ids, alph.default_symbol
+    tiles = np.empty((parsed.height, parsed.width), np.uint8)
+    rows = []
+    for i, row in enumerate(parsed.rows):
+        if mode == "error":
+            bad = next((j for j, ch in enumerate(row) if ch not in ids), None)
+            if bad is not None:
+                raise LevelError(
+                    f"unknown symbol {row[bad]!r} (alphabet {alph.name!r} has "
+                    f"{', '.join(repr(c) for c in ids)})",
+                    parsed.source, parsed.row_lines[i], bad + 1,
+                )
+        else:
+            row = "".join(ch if ch in ids else default for ch in row)
+        tiles[i] = [ids[ch] for ch in row]
+        rows.append(row)
+    return tiles, tuple(rows)
+
+
+_CACHE: OrderedDict[tuple, tuple[NavLevel, str | None]] = OrderedDict()
+_CACHE_SIZE = 128
+
+
+def compile_nav_level(
+    parsed: ParsedLevel,
+    alphabet=None,
+    *,
+    default_symbol: str | None = None,
+    unknown_symbols: str | None = None,
+) -> NavLevel:
+    """Compile a parsed level for the navigation family.
+
+    Args:
+        parsed: the output of :func:`gridsim.levels.parse_level_text`.
+        alphabet: a name (``"navigation"``, ``"noisy"``), an :class:`Alphabet` or a dict
+            of symbols; default: the level's ``alphabet`` meta key, else ``"navigation"``.
+        default_symbol: the symbol that replaces collected cells and unknown characters;
+            default: the level's meta key, else the alphabet's.
+        unknown_symbols: ``"error"`` (default) raises on a character outside the
+            alphabet; ``"default"`` reads it as the default symbol.
+
+    Returns:
+        The compiled level (cached: compiling the same level twice returns one object).
+
+    Raises:
+        LevelError: an unknown character, no initial cell, a bad meta value, or a level
+            of another family.
+
+    Warns:
+        LevelWarning: the map has terminal cells but none is reachable from any start.
+    """
+    return _compile_cached(parsed, alphabet, default_symbol, unknown_symbols, stacklevel=3)
+
+
+def _compile_cached(parsed, alphabet, default_symbol, unknown_symbols, stacklevel) -> NavLevel:
+    if parsed.family not in (None, "nav"):
+        raise _meta_error(parsed, "family", f"this is a {parsed.family!r} level, not a 'nav' level")
+    alph = resolve_alphabet(parsed, alphabet, default_symbol)
+    key = (parsed.content_key(), parsed.source, alph.key(), alph.name, unknown_symbols)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        level, warning = _CACHE[key]
+    else:
+        level, warning = _compile(parsed, alph, unknown_symbols)
+        _CACHE[key] = (level, warning)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    if warning:  # repeated on cache hits, so every load of a broken level says so
+        warnings.warn(warning, LevelWarning, stacklevel=stacklevel)
+    return level
+
+
+def _compile(parsed: ParsedLevel, alph: Alphabet, unknown) -> tuple[NavLevel, str | None]:
+    tiles, rows = map_tiles(parsed, alph, unknown)
+    tiles.setflags(write=False)
+    flags = alph.flags[tiles]
+    starts = np.argwhere(flags & F_INITIAL).astype(np.int16)  # argwhere is row-major
+    goals = np.argwhere(flags & F_TERMINAL).astype(np.int16)
+    initial = [repr(c) for c, s in alph.symbols.items() if s.initial]
+    if len(starts) == 0:
+        names = " or ".join(initial) or "initial"
+        raise LevelError(f"no start cell (no {names} symbol in the map)", parsed.source)
+    for arr in (starts, goals):
+        arr.setflags(write=False)
+    h, w = tiles.shape
+    level = NavLevel(parsed.name, parsed.source, tiles, h, w, starts, goals, alph, parsed.meta,
+                     rows)
+    warning = None
+    if len(goals) and not (level.bfs_distances(starts)[goals[:, 0], goals[:, 1]] >= 0).any():
+        warning = f"{parsed.source}: no goal cell can be reached from any start cell"
+    return level, warning
+
+
+def read_nav_level(level: str | Path, level_directory: str | Path | None = None) -> ParsedLevel:
+    """:func:`gridsim.levels.read_level`, also trying ``nav/<name>`` for a bare name."""
+    try:
+        return read_level(level, level_directory)
+    except LevelNotFoundError as e:
+        bare = isinstance(level, str) and "/" not in level and not level.endswith(".txt")
+        if not bare or level.startswith("="):
+            raise
+        try:
+            return read_level(f"nav/{level}", level_directory)
+        except LevelNotFoundError as e2:
+            raise LevelNotFoundError(level, e.tried + e2.tried) from None
+
+
+def load_nav_level(
+    level: str | Path,
+    *,
+    alphabet=None,
+    default_symbol: str | None = None,
+    unknown_symbols: str | None = None,
+    level_directory: str | Path | None = None,
+) -> NavLevel:
+    """Find, read and compile a navigation level.
+
+    Args:
+        level: a name (``"nav/four_rooms"``, or just ``"four_rooms"``), a path, or
+            ``"=" + map text``.
+        alphabet: see :func:`compile_nav_level`.
+        default_symbol: see :func:`compile_nav_level`.
+        unknown_symbols: see :func:`compile_nav_level`.
+        level_directory: a folder searched before the built-in levels.
+
+    Returns:
+        The compiled level.
+    """
+    parsed = read_nav_level(level, level_directory)
+    return _compile_cached(parsed, alphabet, default_symbol, unknown_symbols, stacklevel=3)

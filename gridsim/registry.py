@@ -1,0 +1,48 @@
+"""Gymnasium registration of every gridsim id (done by ``import gridsim``)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from gridsim.levels import builtin_level_names, read_level
+
+__all__ = ["PIXELWORLD_IDS", "register_all", "registered_ids"]
+
+NAV_ENTRY = {"entry_point": "gridsim.envs:NavEnv", "vector_entry_point": "gridsim.envs:NavVectorEnv"}
+
+# The original PixelWorld ids: version -> (alphabet, map stem).
+PIXELWORLD_IDS = {
+    0: ("navigation", "room1_small"),
+    1: ("noisy", "room2_small"),
+    2: ("noisy", "room3_small"),
+    3: ("noisy", "room4_small"),
+    4: ("noisy", "room5_medium"),
+    5: ("noisy", "room5_medium_walls"),
+}
+DEFAULT_MAX_STEPS = 100
+
+
+def _register(env_id: str, max_episode_steps: int | None, kwargs: dict, entry: dict):
+    if env_id in gym.registry:
+        return
+    gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs, **entry)
+
+
+def register_all():
+    """Register ``gridsim/PixelWorld-v0..v5`` and ``gridsim/Nav-<level>-v0`` for every nav level."""
+    for version, (alphabet, stem) in PIXELWORLD_IDS.items():
+        _register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS,
+                  {"level": f"nav/{stem}", "alphabet": alphabet}, NAV_ENTRY)
+    for name in builtin_level_names("nav"):
+        meta = read_level(name).meta
+        kwargs = {"level": name}
+        for key in ("alphabet", "obs_type", "actions"):
+            if key in meta:
+                kwargs[key] = meta[key]
+        steps = int(meta.get("max_episode_steps", DEFAULT_MAX_STEPS))
+        _register(f"gridsim/Nav-{name.split('/', 1)[1]}-v0", steps, kwargs, NAV_ENTRY)
+
+
+def registered_ids() -> list[str]:
+    """Every gridsim id in Gymnasium's registry, sorted."""
+    return sorted(k for k in gym.registry if k.startswith("gridsim/"))

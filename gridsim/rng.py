@@ -1,0 +1,105 @@
+"""The per-env random streams, in pure Python.
+
+The kernel (``gridsim/_rng.pxd``) implements the same functions in C; this module
+is the readable definition, used by the reference stepper and checked against the
+kernel bit for bit in the tests.
+
+Every env has a 128-bit key, ``SeedSequence([seed, mixer_seed]).generate_state(2,
+uint64)``. Episode ``e`` of the env draws from the SplitMix64 stream seeded with
+``stream_seed(key, TAG_EPISODE, e)``; per-seed tables (fixed cell rewards) draw
+from ``stream_seed(key, TAG_TABLE, 0)``. A stream depends only on the key and the
+counter, never on the env's index in the batch or on the thread that steps it.
+The generator is fixed within a major version; golden files pin it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+TAG_EPISODE = 1
+TAG_TABLE = 2
+
+DIST_CONST = 0
+DIST_NORMAL = 1
+DIST_ABS_NORMAL = 2
+DIST_UNIFORM = 3
+
+
+def mix64(z: int) -> int:
+    """SplitMix64's output function (a bijection on 64-bit integers)."""
+    z &= MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def stream_seed(key0: int, key1: int, tag: int, counter: int) -> int:
+    """The starting state of stream ``(tag, counter)`` of the env with key ``(key0, key1)``."""
+    return mix64(key0 ^ mix64(key1 ^ mix64((tag * GOLDEN + counter) & MASK64)))
+
+
+def derive_keys(seeds, mixer_seed: int = 0) -> np.ndarray:
+    """Per-env 128-bit keys ``(len(seeds), 2) uint64`` from integer seeds."""
+    out = np.empty((len(seeds), 2), dtype=np.uint64)
+    for i, s in enumerate(seeds):
+        out[i] = np.random.SeedSequence([int(s), int(mixer_seed)]).generate_state(2, np.uint64)
+    return out
+
+
+def entropy_seed() -> int:
+    """A fresh non-negative seed from OS entropy, for envs reset without ever being seeded."""
+    return int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+
+
+class Stream:
+    """A SplitMix64 stream; the same draws as the kernel's ``next_u64`` and friends."""
+
+    def __init__(self, state: int):
+        self.state = state & MASK64
+
+    def next_u64(self) -> int:
+        """Advance and return 64 random bits."""
+        self.state = (self.state + GOLDEN) & MASK64
+        return mix64(self.state)
+
+    def uniform(self) -> float:
+        """A double in [0, 1) with 53 random bits."""
+        return (self.next_u64() >> 11) * (1.0 / 9007199254740992.0)
+
+    def bounded(self, n: int) -> int:
+        """An integer in [0, n) by mask-and-reject; n <= 1 gives 0 and draws nothing."""
+        if n <= 1:
+            return 0
+        mask = n - 1
+        mask |= mask >> 1
+        mask |= mask >> 2
+        mask |= mask >> 4
+        mask |= mask >> 8
+        mask |= mask >> 16
+        mask |= mask >> 32
+        while True:
+            v = self.next_u64() & mask
+            if v < n:
+                return v
+
+    def normal(self) -> float:
+        """A standard normal draw (Box-Muller, two uniforms, no cached second value)."""
+        u1 = 1.0 - self.uniform()
+        u2 = self.uniform()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+    def sample(self, kind: int, a: float, b: float) -> float:
+        """One draw from a reward distribution of the menu (see ``gridsim.nav.alphabet``)."""
+        if kind == DIST_CONST:
+            return a
+        if kind == DIST_NORMAL:
+            return a + b * self.normal()
+        if kind == DIST_ABS_NORMAL:
+            return abs(a + b * self.normal())
+        if kind == DIST_UNIFORM:
+            return a + (b - a) * self.uniform()
+        raise ValueError(f"unknown distribution kind {kind}")

@@ -1,0 +1,232 @@
+"""Batch state: every per-env array of a batch, struct of arrays, env axis first.
+
+Coordinates are ``(row, col)`` everywhere, row 0 at the top: ``agent_pos[i] ==
+(row, col)`` and ``grid[g, row + pad, col + pad]``. numpy allocates and owns every
+byte; the kernel (``gridsim._core``) binds typed views once and writes in place, so
+arrays are never replaced after construction, only written (``np.copyto``).
+
+Abbreviations: N envs, M maps, H x W map size, P border width, T tile ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, VOID
+from gridsim.nav.level import NavLevel
+
+__all__ = ["NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW"]
+
+OBS_COORDS, OBS_IMAGE, OBS_VIEW = 0, 1, 2
+ACT_DISCRETE, ACT_CONTINUOUS = 0, 1
+
+# Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
+UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3
+ACTION_CODES = {
+    "1d_discrete": (UP, RIGHT, DOWN, LEFT),
+    "1d_horizontal": (RIGHT, LEFT),
+    "1d_vertical": (DOWN, UP),
+    "2d_continuous": (),
+}
+
+
+class NavState:
+    """All arrays of a batch of navigation envs.
+
+    Args:
+        maps: M compiled maps of one size and one alphabet.
+        num_envs: N.
+        map_id: (N,) which map each env uses (default: env i uses map i % M).
+        obs_kind: OBS_COORDS, OBS_IMAGE or OBS_VIEW.
+        view_size: side of the egocentric view (odd).
+        pixels_per_cell, channels_first: image observation layout.
+        actions: the action type name (a key of ACTION_CODES).
+        autoreset_mode: the kernel's AUTORESET_* code.
+        randomize_goals: keep one terminal cell per episode, the others become default tiles.
+        max_steps: truncation limit, 0 for none.
+        nan_to_zero: continuous NaN components count as 0 instead of raising.
+    """
+
+    # Arrays that make up an env's dynamic state (saved by state_dict, in this order).
+    DYNAMIC = (
+        "grid", "cell_reward", "agent_pos", "step_count", "episode", "key", "rng", "ep_return",
+        "needs_reset", "reseed", "use_start", "start_override", "obs", "rewards", "terminated",
+        "truncated", "stat_mask", "stat_return", "stat_length", "final_obs", "final_mask",
+    )
+
+    def __init__(
+        self,
+        maps: Sequence[NavLevel],
+        num_envs: int,
+        *,
+        map_id: np.ndarray | None = None,
+        obs_kind: int = OBS_COORDS,
+        view_size: int = 7,
+        pixels_per_cell: int = 1,
+        channels_first: bool = False,
+        actions: str = "1d_discrete",
+        autoreset_mode: int = 0,
+        randomize_goals: bool = False,
+        max_steps: int = 0,
+        nan_to_zero: bool = False,
+    ):
+        first = maps[0]
+        alphabet = first.alphabet
+        for m in maps:
+            if (m.height, m.width) != (first.height, first.width):
+                raise ValueError(
+                    f"all maps of one batch need one size: {m.name} is {m.height}x{m.width}, "
+                    f"{first.name} is {first.height}x{first.width}"
+                )
+            if m.alphabet.key() != alphabet.key():
+                raise ValueError(f"all maps of one batch need one alphabet ({m.name} differs)")
+        if view_size < 1 or view_size % 2 == 0:
+            raise ValueError(f"view_size must be a positive odd number, got {view_size}")
+        N, M = int(num_envs), len(maps)
+        H, W = first.height, first.width
+        P = max(view_size // 2, 1)
+        self.alphabet = alphabet
+        self.maps = tuple(maps)
+        self.num_envs, self.height, self.width, self.pad = N, H, W, P
+        self.obs_kind, self.view_size = obs_kind, view_size
+        self.pixels_per_cell, self.channels_first = pixels_per_cell, int(bool(channels_first))
+        self.action_kind = ACT_CONTINUOUS if actions == "2d_continuous" else ACT_DISCRETE
+        self.action_codes = ACTION_CODES[actions]
+        self.num_actions = len(self.action_codes)
+        self.autoreset_mode = autoreset_mode
+        self.randomize_goals = int(bool(randomize_goals))
+        self.max_steps = int(max_steps)
+        self.nan_to_zero = int(bool(nan_to_zero))
+        self.default_tile = alphabet.default_id
+        self.agent_color = np.asarray(alphabet.agent_color, np.uint8)
+
+        # ---- level tables, shared by all envs
+        self.tile_flags = alphabet.flags  # (T,) uint32
+        self.tile_color = alphabet.color  # (T, 3) uint8
+        self.dist_kind = alphabet.dist_kind  # (T,) int32
+        self.dist_a, self.dist_b = alphabet.dist_a, alphabet.dist_b  # (T,) float64
+        self.level_tiles = np.full((M, H + 2 * P, W + 2 * P), VOID, np.uint8)  # (M, Hp, Wp)
+        for k, m in enumerate(maps):
+            self.level_tiles[k, P : P + H, P : P + W] = m.tiles
+        S = max(len(m.start_cells) for m in maps)
+        G = max(max(len(m.goal_cells) for m in maps), 1)
+        self.start_cells = np.zeros((M, S, 2), np.int16)  # (M, S, 2) (row, col)
+        self.start_count = np.zeros(M, np.int32)
+        self.goal_cells = np.zeros((M, G, 2), np.int16)  # (M, G, 2) (row, col)
+        self.goal_count = np.zeros(M, np.int32)
+        for k, m in enumerate(maps):
+            self.start_cells[k, : len(m.start_cells)] = m.start_cells
+            self.start_count[k] = len(m.start_cells)
+            self.goal_cells[k, : len(m.goal_cells)] = m.goal_cells
+            self.goal_count[k] = len(m.goal_cells)
+        for arr in (self.level_tiles, self.start_cells, self.start_count, self.goal_cells,
+                    self.goal_count):
+            arr.setflags(write=False)
+
+        flags = alphabet.flags
+        has_collectible = any(flags[t] & F_COLLECTIBLE for t in np.unique(self.level_tiles))
+        has_goals = bool(self.goal_count.max() > 0)
+        self.mutable = int(has_collectible or (self.randomize_goals and has_goals))
+        fixed_random = [
+            t for t in np.unique(self.level_tiles)
+            if not flags[t] & F_STOCHASTIC and alphabet.dist_kind[t] != 0
+        ]
+        d = alphabet.default_id
+        if self.mutable and not flags[d] & F_STOCHASTIC and alphabet.dist_kind[d] != 0:
+            fixed_random.append(d)
+        self.per_env_table = int(bool(fixed_random))
+
+        # ---- per-env state
+        self.map_id = (np.arange(N, dtype=np.int32) % M) if map_id is None else \
+            np.ascontiguousarray(map_id, np.int32)  # (N,)
+        if self.mutable:
+            self.grid = self.level_tiles[self.map_id].copy()  # (N, Hp, Wp) current tiles
+            self.grid_index = np.arange(N, dtype=np.int32)
+        else:
+            # (M, Hp, Wp): static, shared by the envs of a map; the kernel never writes it.
+            self.grid = self.level_tiles.copy()
+            self.grid_index = self.map_id.copy()
+        planes = 2 if self.mutable else 1
+        if self.per_env_table:
+            self.cell_reward = np.zeros((N, planes, H, W), np.float32)  # drawn at seeding
+            self.reward_index = np.arange(N, dtype=np.int32)
+        else:
+            self.cell_reward = np.stack(
+                [constant_reward_table(m, planes, self.randomize_goals) for m in maps]
+            )  # (M, planes, H, W)
+            self.reward_index = self.map_id.copy()
+        self.agent_pos = np.zeros((N, 2), np.int16)  # (N, 2) (row, col)
+        self.step_count = np.zeros(N, np.int32)
+        self.episode = np.zeros(N, np.int64)
+        self.key = np.zeros((N, 2), np.uint64)  # 128-bit key per env
+        self.rng = np.zeros(N, np.uint64)  # episode stream state
+        self.ep_return = np.zeros(N, np.float64)
+        self.needs_reset = np.zeros(N, np.bool_)
+        self.reseed = np.zeros(N, np.bool_)
+        self.use_start = np.zeros(N, np.bool_)
+        self.start_override = np.zeros((N, 2), np.int16)
+        # seeds[i]: the seed env i's key came from (None until seeded).
+        self.seeds: list[int | None] = [None] * N
+        self.seeded = np.zeros(N, np.bool_)
+
+        # ---- outputs
+        self.obs = np.zeros((N, *self.obs_shape), self.obs_dtype)
+        self.final_obs = np.zeros_like(self.obs)
+        self.final_mask = np.zeros(N, np.bool_)
+        self.rewards = np.zeros(N, np.float32)
+        self.terminated = np.zeros(N, np.bool_)
+        self.truncated = np.zeros(N, np.bool_)
+        self.stat_mask = np.zeros(N, np.bool_)
+        self.stat_return = np.zeros(N, np.float64)
+        self.stat_length = np.zeros(N, np.int32)
+        self.moves = np.zeros(N, np.int8)  # scratch
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        """Shape of one env's observation."""
+        if self.obs_kind == OBS_COORDS:
+            return (2,)
+        if self.obs_kind == OBS_VIEW:
+            return (self.view_size, self.view_size)
+        h, w = self.height * self.pixels_per_cell, self.width * self.pixels_per_cell
+        return (3, h, w) if self.channels_first else (h, w, 3)
+
+    @property
+    def obs_dtype(self) -> type:
+        """dtype of the observation."""
+        return np.int32 if self.obs_kind == OBS_COORDS else np.uint8
+
+    def nbytes_per_env(self) -> float:
+        """Bytes of state and output buffers per env (shared level tables divided by N)."""
+        total = 0
+        for name in self.DYNAMIC + ("map_id", "grid_index", "reward_index", "moves"):
+            total += getattr(self, name).nbytes
+        return total / self.num_envs
+
+    def tiles_of(self, i: int) -> np.ndarray:
+        """The current (H, W) tile ids of env i (a view)."""
+        P = self.pad
+        return self.grid[self.grid_index[i], P : P + self.height, P : P + self.width]
+
+
+def constant_reward_table(level: NavLevel, planes: int, randomize_goals: bool) -> np.ndarray:
+    """The fixed-reward table of a map whose fixed rewards are all constant: (planes, H, W) float32.
+
+    Plane 0 holds each cell's own value; plane 1 (mutable levels) the value a cell
+    has after it becomes the default tile, which only collectible cells and (with
+    randomized goals) terminal cells ever do.
+    """
+    a = level.alphabet
+    table = np.zeros((planes, level.height, level.width), np.float32)
+    own = np.where(a.flags[level.tiles] & F_STOCHASTIC, 0.0, a.dist_a[level.tiles])
+    table[0] = own
+    if planes == 2:
+        d = a.default_id
+        changeable = (a.flags[level.tiles] & F_COLLECTIBLE) != 0
+        if randomize_goals:
+            changeable |= (a.flags[level.tiles] & F_TERMINAL) != 0
+        alt = 0.0 if a.flags[d] & F_STOCHASTIC else a.dist_a[d]
+        table[1] = np.where(changeable, alt, own)
+    return table

@@ -1,0 +1,446 @@
+"""GridVectorEnv: the Gymnasium ``VectorEnv`` over one compiled kernel.
+
+Python does the bookkeeping that happens once per call (seeding, option checks,
+info dicts); the kernel steps, autoresets and observes all N envs in one call.
+Families subclass :class:`GridVectorEnv` and provide the state, the kernel and
+the spaces (``gridsim.envs``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from gridsim import _core
+from gridsim.errors import GridSimError, InvalidActionError
+from gridsim.rng import derive_keys, entropy_seed
+
+__all__ = ["GridVectorEnv", "parse_autoreset_mode", "AUTORESET_CODES"]
+
+AUTORESET_CODES = {
+    AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
+    AutoresetMode.SAME_STEP: _core.AUTORESET_SAME_STEP,
+    AutoresetMode.DISABLED: _core.AUTORESET_DISABLED,
+}
+
+
+def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """The enum from itself, its value (``"NextStep"``) or its name (``"NEXT_STEP"``)."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str):
+        for m in AutoresetMode:
+            if mode in (m.value, m.name) or mode.lower() == m.value.lower():
+                return m
+    raise ValueError(
+        f"autoreset_mode must be a gymnasium.vector.AutoresetMode or one of "
+        f"{[m.value for m in AutoresetMode]}, got {mode!r}"
+    )
+
+
+class GridVectorEnv(VectorEnv):
+    """A batch of N grid worlds stepped by one kernel call per ``step``.
+
+    Subclasses set ``self.state`` (a family state such as ``gridsim.state.NavState``),
+    ``self.kernel`` (its ``gridsim._core`` kernel) and the single spaces, then call
+    :meth:`_finish_init`.
+
+    Returned arrays are fresh on every call unless ``copy=False``, in which case they
+    are the internal buffers: valid until the next call, and rewritten by it.
+    Rewards are float32, terminations and truncations ``np.bool_``.
+
+    Seeding (``reset(seed=...)``): an int ``s`` gives env i the key
+    ``SeedSequence([s + i, mixer_seed])`` and starts its episode 0 (it also seeds
+    ``action_space`` and ``single_action_space`` with ``s``); a list gives env i
+    ``seeds[i]`` (``None`` entries continue); ``None`` continues every env with its
+    next episode (an env never seeded draws its seed from OS entropy). A row's
+    trajectory depends only on its seed and its actions, never on N or the other
+    rows. ``s + i`` overlaps between nearby base seeds (``seed=0`` row 1 equals
+    ``seed=1`` row 0): use well-separated base seeds or lists.
+    """
+
+    def __init__(
+        self,
+        *,
+        num_envs: int,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        copy: bool = True,
+        num_threads: int = 1,
+        mixer_seed: int = 0,
+        episode_stats: bool = True,
+        obs_dtype=None,
+        render_fps: int = 10,
+        render_modes: tuple[str, ...] = ("rgb_array", "ansi", "human"),
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or num_threads < 1:
+            raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
+        if num_threads != 1:
+            raise ValueError("num_threads > 1 is not available yet; the kernel runs on one thread")
+        if not isinstance(mixer_seed, numbers.Integral) or mixer_seed < 0:
+            raise ValueError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
+        if render_mode is not None and render_mode not in render_modes:
+            raise ValueError(f"render_mode must be one of {list(render_modes)} or None, got {render_mode!r}")
+        self.num_envs = int(num_envs)
+        self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
+        self.render_mode = render_mode
+        self.copy = bool(copy)
+        self.num_threads = int(num_threads)
+        self.mixer_seed = int(mixer_seed)
+        self.episode_stats = bool(episode_stats)
+        # Observations are cast to obs_dtype after the kernel writes them (e.g. float32 for CNNs).
+        self.obs_dtype = None if obs_dtype is None else np.dtype(obs_dtype)
+        self.metadata = {
+            "autoreset_mode": self.autoreset_mode,
+            "render_modes": list(render_modes),
+            "render_fps": render_fps,
+        }
+        self._window = None
+
+    def _finish_init(self):
+        """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        k = self.kernel
+        self._step_by_dtype = {
+            np.dtype(np.int64): k.step_i64,
+            np.dtype(np.int32): k.step_i32,
+            np.dtype(np.float32): k.step_f32,
+            np.dtype(np.float64): k.step_f64,
+        }
+        if isinstance(self.single_action_space, gym.spaces.Discrete):
+            self._action_shape = (self.num_envs,)
+            del self._step_by_dtype[np.dtype(np.float32)], self._step_by_dtype[np.dtype(np.float64)]
+        else:
+            self._action_shape = (self.num_envs, *self.single_action_space.shape)
+            del self._step_by_dtype[np.dtype(np.int64)], self._step_by_dtype[np.dtype(np.int32)]
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset all envs, or those in ``options["reset_mask"]``; returns ``(obs, infos)``.
+
+        ``options`` is never modified. Keys other than ``reset_mask`` go to the envs
+        being reset (for example ``"start"`` for the navigation family).
+        """
+        self._check_open()
+        options = {} if options is None else options
+        if not isinstance(options, Mapping):
+            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+        mask = self._parse_reset_mask(options.get("reset_mask"))
+        seeds = self._parse_seed(seed)
+        if isinstance(seed, numbers.Integral):
+            super().reset(seed=int(seed))
+            self.action_space.seed(int(seed))
+            self.single_action_space.seed(int(seed))
+        family_options = {k: v for k, v in options.items() if k != "reset_mask"}
+        self._apply_reset_options(mask, family_options)
+        self._seed_envs(mask, seeds)
+        self.kernel.reset(mask.view(np.uint8))
+        obs = self._output(self.state.obs)
+        return obs, self._reset_infos(mask)
+
+    def _parse_reset_mask(self, mask) -> np.ndarray:
+        N = self.num_envs
+        if mask is None:
+            return np.ones(N, np.bool_)
+        if not isinstance(mask, np.ndarray):
+            raise TypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
+        if mask.dtype != np.bool_:
+            raise TypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
+        if mask.shape != (N,):
+            raise ValueError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
+        if not mask.any():
+            raise ValueError("options['reset_mask'] must contain at least one True")
+        return np.ascontiguousarray(mask)
+
+    def _parse_seed(self, seed) -> list[int | None] | None:
+        N = self.num_envs
+        if seed is None:
+            return None
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            if seed < 0:
+                raise ValueError(f"seed must be non-negative, got {seed}")
+            return [int(seed) + i for i in range(N)]
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != N:
+                raise ValueError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
+            out = []
+            for i, s in enumerate(seed):
+                if s is None:
+                    out.append(None)
+                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0:
+                    out.append(int(s))
+                else:
+                    raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
+            return out
+        raise TypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
+
+    def _seed_envs(self, mask: np.ndarray, seeds: list[int | None] | None):
+        """New keys for seeded envs (episode 0); the next episode for the others."""
+        st = self.state
+        idx = np.flatnonzero(mask)
+        if seeds is None:
+            seeds_of = [None] * len(idx)
+        else:
+            seeds_of = [seeds[i] for i in idx]
+        # Envs reset without a seed that were never seeded take one from OS entropy.
+        seeds_of = [entropy_seed() if s is None and not st.seeded[i] else s
+                    for i, s in zip(idx, seeds_of)]
+        new = np.array([s is not None for s in seeds_of], dtype=bool)
+        st.episode[idx[~new]] += 1
+        new_i = idx[new]
+        if len(new_i):
+            new_s = [s for s in seeds_of if s is not None]
+            st.key[new_i] = derive_keys(new_s, self.mixer_seed)
+            st.episode[new_i] = 0
+            st.reseed[new_i] = True
+            st.seeded[new_i] = True
+            for i, s in zip(new_i, new_s):
+                st.seeds[i] = s
+
+    def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
+        """Family hook: apply reset options to the masked envs (unknown keys raise)."""
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}")
+
+    def _reset_infos(self, mask: np.ndarray) -> dict[str, Any]:
+        """Family hook: infos of the envs just reset."""
+        return {}
+
+    # ------------------------------------------------------------------- step
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every env; see the class docstring for the autoreset timelines."""
+        fn = None
+        if type(actions) is np.ndarray and actions.flags.c_contiguous:
+            fn = self._step_by_dtype.get(actions.dtype)
+        if fn is None:
+            actions, fn = self._coerce_actions(actions)
+        n_done = fn(actions)
+        if n_done < 0:
+            raise self._kernel_error(actions)
+        st = self.state
+        if self.copy:
+            obs, rewards = st.obs.copy(), st.rewards.copy()
+            terminated, truncated = st.terminated.copy(), st.truncated.copy()
+        else:
+            obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
+        infos: dict[str, Any] = {}
+        if n_done:
+            self._ended_infos(infos, n_done)
+        if self.obs_dtype is not None:
+            obs = obs.astype(self.obs_dtype)
+        return obs, rewards, terminated, truncated, infos
+
+    def _ended_infos(self, infos: dict, n_done: int):
+        st = self.state
+        ended = st.stat_mask.copy()
+        terminal_info: dict[str, Any] = {}
+        if self.episode_stats:
+            terminal_info["episode_stats"] = {
+                "return": st.stat_return.copy(),
+                "_return": ended,
+                "length": st.stat_length.copy(),
+                "_length": ended,
+            }
+            terminal_info["_episode_stats"] = ended
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            rows = np.flatnonzero(ended)
+            values = st.final_obs[rows]
+            if self.obs_dtype is not None:
+                values = values.astype(self.obs_dtype)
+            for k, i in enumerate(rows):
+                final_obs[i] = values[k]
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = ended
+            infos["final_info"] = terminal_info
+            infos["_final_info"] = ended
+            infos.update(self._reset_infos(ended))
+        else:
+            infos.update(terminal_info)
+
+    def _coerce_actions(self, actions):
+        """The slow path: convert and validate actions of any array-like and dtype."""
+        a = np.asarray(actions)
+        discrete = isinstance(self.single_action_space, gym.spaces.Discrete)
+        if a.shape != self._action_shape:
+            raise InvalidActionError(
+                f"actions must have shape {self._action_shape} (num_envs={self.num_envs}), got {a.shape}"
+            )
+        if discrete:
+            if a.dtype.kind not in "iu":
+                raise InvalidActionError(
+                    f"discrete actions must have an integer dtype, got {a.dtype}"
+                )
+            if a.dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
+                i = int(np.argmax(a))
+                raise InvalidActionError(
+                    f"actions[{i}] = {a[i]} is out of range for {self.single_action_space}"
+                )
+            a = np.ascontiguousarray(a, dtype=np.int64)
+        else:
+            if a.dtype.kind not in "fiu":
+                raise InvalidActionError(f"continuous actions must be numbers, got dtype {a.dtype}")
+            a = np.ascontiguousarray(a, dtype=np.float32 if a.dtype == np.float32 else np.float64)
+        return a, self._step_by_dtype[a.dtype]
+
+    def _kernel_error(self, actions) -> Exception:
+        code, i = self.kernel.err_code, self.kernel.err_env
+        if code == _core.ERR_BAD_ACTION:
+            return InvalidActionError(
+                f"actions[{i}] = {actions[i]} is out of range for {self.single_action_space}; "
+                "no env was stepped"
+            )
+        if code == _core.ERR_NAN_ACTION:
+            return InvalidActionError(
+                f"actions[{i}] = {actions[i]} contains NaN; no env was stepped "
+                "(nan_action='zero' treats NaN components as 0)"
+            )
+        if code == _core.ERR_NEEDS_RESET:
+            return RuntimeError(
+                f"env {i} ended and autoreset_mode is DISABLED: reset it with "
+                "reset(options={'reset_mask': mask}) before stepping it again; no env was stepped"
+            )
+        if code == _core.ERR_BAD_SHAPE:
+            return InvalidActionError(
+                f"actions must have shape {self._action_shape}, got {np.shape(actions)}"
+            )
+        return GridSimError(f"kernel error code {code} in env {i}", env=i, code=code)
+
+    def _output(self, arr: np.ndarray) -> np.ndarray:
+        out = arr.copy() if self.copy else arr
+        if self.obs_dtype is not None:
+            out = out.astype(self.obs_dtype)
+        return out
+
+    # ----------------------------------------------------------- state access
+
+    def state_dict(self) -> dict[str, Any]:
+        """A deep copy of the whole batch state (numpy arrays plus the seeds in use)."""
+        st = self.state
+        out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
+        out["seeds"] = list(st.seeds)
+        out["seeded"] = st.seeded.copy()
+        out["num_envs"] = self.num_envs
+        return out
+
+    def load_state_dict(self, state: Mapping[str, Any]):
+        """Restore a batch saved by :meth:`state_dict`; stepping then continues bit-identically."""
+        st = self.state
+        if state.get("num_envs") != self.num_envs:
+            raise ValueError(
+                f"state has num_envs={state.get('num_envs')}, this env has {self.num_envs}"
+            )
+        for name in st.DYNAMIC:
+            if name not in state:
+                raise ValueError(f"state is missing {name!r}")
+            dst, src = getattr(st, name), np.asarray(state[name])
+            if src.shape != dst.shape or src.dtype != dst.dtype:
+                raise ValueError(
+                    f"state[{name!r}] has shape {src.shape} and dtype {src.dtype}, "
+                    f"expected {dst.shape} and {dst.dtype}"
+                )
+        for name in st.DYNAMIC:
+            dst = getattr(st, name)
+            if name == "grid" and not st.mutable:  # shared static grid: nothing per env
+                continue
+            np.copyto(dst, state[name])
+        st.seeds[:] = list(state["seeds"])
+        st.seeded[:] = state["seeded"]
+
+    # ----------------------------------------------------------------- render
+
+    def render(self) -> tuple[Any, ...] | None:
+        """``rgb_array``: a tuple of N uint8 frames; ``ansi``: a tuple of N strings; ``human``: a window of env 0."""
+        self._check_open()
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode= at construction")
+            return None
+        if self.render_mode == "rgb_array":
+            return tuple(self.render_frame(i) for i in range(self.num_envs))
+        if self.render_mode == "ansi":
+            return tuple(self.render_text(i) for i in range(self.num_envs))
+        self._render_human(self.render_frame(0))
+        return None
+
+    def render_frame(self, index: int = 0) -> np.ndarray:
+        """One env's frame as a fresh uint8 (H, W, 3) array."""
+        raise NotImplementedError
+
+    def render_text(self, index: int = 0) -> str:
+        """One env as text."""
+        raise NotImplementedError
+
+    def _render_human(self, frame: np.ndarray):
+        try:
+            import pygame
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise gym.error.DependencyNotInstalled(
+                'render_mode="human" needs pygame: pip install "gridsim[render]"'
+            ) from e
+        if self._window is None:
+            pygame.init()
+            pygame.display.set_caption(type(self).__name__)
+            self._window = pygame.display.set_mode(frame.shape[1::-1])
+            self._clock = pygame.time.Clock()
+        surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
+        self._window.blit(surface, (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        self._clock.tick(self.metadata["render_fps"])
+
+    # ------------------------------------------------------------------ close
+
+    def _check_open(self):
+        if self.closed:
+            raise RuntimeError(f"{type(self).__name__} is closed")
+
+    def close_extras(self, **kwargs):
+        """Close the render window, if any."""
+        if self._window is not None:
+            import pygame
+
+            pygame.display.quit()
+            self._window = None
+
+    def __del__(self):
+        if not getattr(self, "closed", True):
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001 - never raise from a finalizer
+                pass
+
+    # -------------------------------------------------------- call / get_attr
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """The attribute of the env, once per env (as ``SyncVectorEnv`` returns it)."""
+        return (getattr(self, name),) * self.num_envs
+
+    def call(self, name: str, *args, **kwargs) -> tuple[Any, ...]:
+        """Call a method once per env, passing ``index=i``, or repeat an attribute."""
+        attr = getattr(self, name)
+        if callable(attr):
+            return tuple(attr(*args, index=i, **kwargs) for i in range(self.num_envs))
+        return (attr,) * self.num_envs
+
+    def set_attr(self, name: str, values):
+        """Set an attribute; a sequence must hold one identical value per env."""
+        if isinstance(values, (list, tuple)):
+            if len(values) != self.num_envs:
+                raise ValueError(f"need {self.num_envs} values, got {len(values)}")
+            if any(v != values[0] for v in values):
+                raise ValueError(f"{name} is shared by the batch; all values must be equal")
+            values = values[0]
+        setattr(self, name, values)

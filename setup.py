@@ -1,0 +1,56 @@
+"""Build the compiled kernel ``gridsim._core``.
+
+``GRIDSIM_CYTHON_DEBUG=1`` at build time turns bounds, wraparound and
+initialization checks back on; CI runs the whole test suite against that build.
+"""
+
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("GRIDSIM_CYTHON_DEBUG", "0") not in ("", "0")
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "nonecheck": DEBUG,
+    "cdivision": True,
+    "embedsignature": True,
+}
+
+# No FMA contraction: the kernel and the pure-Python reference must round identically.
+extra_compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+extra_compile_args.append("-ffp-contract=off")
+
+extensions = [
+    Extension(
+        "gridsim._core",
+        ["gridsim/_core.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[
+            ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+            ("GRIDSIM_DEBUG", "1" if DEBUG else "0"),
+        ],
+        extra_compile_args=extra_compile_args,
+    )
+]
+
+setup(
+    packages=[
+        "gridsim",
+        "gridsim.nav",
+        "gridsim.envs",
+        "gridsim.reference",
+        "gridsim.builtin_levels",
+    ],
+    package_dir={"gridsim.builtin_levels": "levels"},
+    package_data={
+        "gridsim": ["*.pyi", "*.pxd", "py.typed"],
+        "gridsim.builtin_levels": ["*/*.txt", "*/*.py", "*.md"],
+    },
+    ext_modules=cythonize(extensions, compiler_directives=directives),
+)
