@@ -1,9 +1,10 @@
 # cython: language_level=3
-"""Declarations shared by the kernel: flag bits, error codes, modes, the nav kernel's state."""
+"""Declarations shared by the kernel: flag bits, error codes, modes, the nav kernel's fields."""
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
-# Tile flag bits (gridsim.nav.alphabet re-exports the same values).
+# Tile flag bits (gridsim.nav.alphabet defines the same values; a test checks they agree).
+# They fit in a byte, so per-cell flag maps are uint8.
 cdef enum:
     F_WALKABLE = 1      # a move onto the tile succeeds
     F_TERMINAL = 2      # ending a step on it terminates the episode
@@ -19,7 +20,7 @@ cdef enum:
     E_NEEDS_RESET = 3   # DISABLED mode: stepping an env that ended without a reset
     E_BAD_SHAPE = 4     # action array of the wrong length
 
-# Autoreset modes; CONTINUE is the single-env facade's (no reset, no error).
+# Autoreset modes; CONTINUE is the single-env view's (no reset, no error, no statistics).
 cdef enum:
     AR_NEXT_STEP = 0
     AR_SAME_STEP = 1
@@ -32,57 +33,58 @@ cdef enum:
     OBS_IMAGE = 1       # uint8 (H*k, W*k, 3) or (3, H*k, W*k)
     OBS_VIEW = 2        # uint8 (v, v) tile ids centred on the agent
 
-# Action kinds.
-cdef enum:
-    ACT_DISCRETE = 0
-    ACT_CONTINUOUS = 1
-
 
 cdef class NavKernel:
     # ---- sizes and options (fixed at construction) ----
     cdef readonly int num_envs
     cdef readonly int height, width      # real map size (all maps of one batch share it)
-    cdef readonly int pad                # wall-free VOID border around each stored grid, >= view radius
+    cdef readonly int pad                # VOID border around each stored map, >= view radius
+    cdef readonly Py_ssize_t row_stride  # W + 2 * pad: cells per stored row
+    cdef readonly Py_ssize_t map_cells   # (H + 2 * pad) * (W + 2 * pad)
     cdef readonly int obs_kind, view_size, pixels_per_cell, channels_first
     cdef readonly int autoreset_mode
-    cdef readonly int action_kind, num_actions, nan_to_zero
-    cdef readonly int mutable            # cells can change in an episode (collectibles, randomized goals)
-    cdef readonly int planes             # 2 when mutable: plane 1 = value after becoming the default tile
+    cdef readonly int num_actions, nan_to_zero
+    cdef readonly int mutable            # cells can change in an episode (collectibles, random goals)
+    cdef readonly int planes             # 2 when mutable: plane 1 = value after becoming default
     cdef readonly int randomize_goals
+    cdef readonly int clamp              # some border cell is walkable: clamp moves into the map
     cdef public int max_steps            # truncation limit, 0 = none
     cdef readonly uint8_t default_tile
     cdef uint8_t agent_color[3]
     cdef int8_t action_code[16]          # discrete action -> move code (dr + 1) * 3 + (dc + 1)
+    cdef Py_ssize_t delta[9]             # move code -> cell offset
 
-    # ---- level tables (read-only; M maps of the same size) ----
-    cdef const uint8_t[:, :, ::1] level_tiles   # (M, H + 2P, W + 2P) tile ids, VOID outside the map
-    cdef const int16_t[:, :, ::1] start_cells   # (M, S, 2) initial cells, row-major
-    cdef const int32_t[::1] start_count         # (M,) valid rows of start_cells
-    cdef const int16_t[:, :, ::1] goal_cells    # (M, G, 2) terminal cells, row-major
-    cdef const int32_t[::1] goal_count          # (M,)
-    cdef const uint32_t[::1] tile_flags         # (T,) F_* bits per tile id
-    cdef const uint8_t[:, ::1] tile_color       # (T, 3)
-    cdef const int32_t[::1] dist_kind           # (T,) DIST_* of each tile's reward
-    cdef const double[::1] dist_a               # (T,)
-    cdef const double[::1] dist_b               # (T,)
+    # ---- level tables (read-only; M maps of one size; cells are flat padded indices) ----
+    cdef const uint8_t[:, ::1] level_tiles   # (M, Hp * Wp) tile ids, VOID outside the map
+    cdef const uint8_t[:, ::1] level_flags   # (M, Hp * Wp) F_* bits of each cell's tile
+    cdef const int32_t[:, ::1] start_cells   # (M, S) initial cells, row-major
+    cdef const int32_t[::1] start_count      # (M,) valid entries of start_cells
+    cdef const int32_t[:, ::1] goal_cells    # (M, G) terminal cells, row-major
+    cdef const int32_t[::1] goal_count       # (M,)
+    cdef const int32_t[:, ::1] cell_rc       # (Hp * Wp, 2) map (row, col) of each cell
+    cdef const uint32_t[::1] tile_flags      # (T,) F_* bits per tile id
+    cdef const uint8_t[:, ::1] tile_color    # (T, 3)
+    cdef const int32_t[::1] dist_kind        # (T,) DIST_* of each tile's reward
+    cdef const double[::1] dist_a            # (T,)
+    cdef const double[::1] dist_b            # (T,)
 
     # ---- per-env state (owned by gridsim.state.NavState) ----
     cdef int32_t[::1] map_id          # (N,) which level map
-    cdef uint8_t[:, :, ::1] grid      # (G, H + 2P, W + 2P) current tiles; G = N if mutable else M
-    cdef int32_t[::1] grid_index      # (N,) row of grid used by each env
-    cdef float[:, :, :, ::1] cell_reward  # (R, planes, H, W) fixed rewards
+    cdef uint8_t[:, ::1] grid         # (G, Hp * Wp) current tiles; G = N if mutable else M
+    cdef uint8_t[:, ::1] cell_flags   # (G, Hp * Wp) F_* bits of the current tiles
+    cdef int32_t[::1] grid_index      # (N,) row of grid / cell_flags used by each env
+    cdef float[:, :, ::1] cell_reward # (R, planes, Hp * Wp) fixed rewards
     cdef int32_t[::1] reward_index    # (N,) row of cell_reward used by each env
     cdef readonly int per_env_table   # cell_reward is drawn per env seed (R = N)
-    cdef int16_t[:, ::1] agent_pos    # (N, 2) (row, col) in map coordinates
+    cdef int32_t[::1] agent_cell      # (N,) the agent's cell
     cdef int32_t[::1] step_count      # (N,) steps in the current episode
     cdef int64_t[::1] episode         # (N,) episode counter of the env's key
     cdef uint64_t[:, ::1] key         # (N, 2) 128-bit per-env key
     cdef uint64_t[::1] rng            # (N,) episode stream state
     cdef double[::1] ep_return        # (N,) return so far
-    cdef uint8_t[::1] needs_reset     # (N,) ended, reset pending (NEXT_STEP) or required (DISABLED)
+    cdef uint8_t[::1] needs_reset     # (N,) ended; reset pending (NEXT_STEP) or required (DISABLED)
     cdef uint8_t[::1] reseed          # (N,) draw the fixed reward table at the next reset
-    cdef uint8_t[::1] use_start       # (N,) next reset starts at start_override
-    cdef int16_t[:, ::1] start_override  # (N, 2)
+    cdef int32_t[::1] start_override  # (N,) >= 0: the next reset starts at this cell
 
     # ---- outputs, rewritten every call ----
     cdef uint8_t[:, ::1] obs_u8       # (N, obs_size) when the observation is uint8
@@ -97,7 +99,7 @@ cdef class NavKernel:
     cdef double[::1] stat_return      # (N,)
     cdef int32_t[::1] stat_length     # (N,)
     cdef int8_t[::1] moves            # (N,) scratch: continuous actions as move codes
-    cdef int32_t[::1] ended_rows      # (N,) rows whose stat_* were set by the last call
+    cdef int32_t[::1] ended_rows      # (N,) rows whose stat_* / final_mask the last call set
     cdef Py_ssize_t n_ended           # valid entries of ended_rows
 
     cdef readonly int err_env, err_code
@@ -106,4 +108,5 @@ cdef class NavKernel:
     cdef void draw_table(self, Py_ssize_t i) noexcept nogil
     cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil
     cdef void write_image(self, Py_ssize_t i, uint8_t* out, int k, bint chw) noexcept nogil
-    cdef void paint_cell(self, Py_ssize_t i, int r, int c) noexcept nogil
+    cdef void paint_cell(self, Py_ssize_t i, Py_ssize_t cell) noexcept nogil
+    cdef Py_ssize_t target_cell(self, Py_ssize_t cell, int code) noexcept nogil

@@ -1,12 +1,16 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 # cython: nonecheck=False, cdivision=True
-"""gridsim's compiled kernel: reset, step and observe for all N envs of a batch, nogil.
+"""gridsim's compiled kernel: reset, step and observe all N envs of a batch, nogil.
 
 Every array belongs to numpy (``gridsim.state``); the kernel binds typed views to
 them once and writes its results in place. Inputs are validated in a first pass
 over the batch, before any state changes, so a bad action raises without touching
 any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
 Python exceptions in ``gridsim.vector``.
+
+A map is stored with a VOID border ``pad`` cells wide, flattened: cell
+``(row, col)`` is ``(row + pad) * row_stride + col + pad``. A move is then one
+addition, and an egocentric view is a few row copies.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -18,6 +22,12 @@ from gridsim._rng cimport (
 )
 
 import numpy as np
+
+cdef extern from *:
+    int GRIDSIM_DEBUG  # set by setup.py: 1 when built with GRIDSIM_CYTHON_DEBUG=1
+
+# True when this module was built with bounds, wraparound and initialization checks on.
+DEBUG_BUILD = bool(GRIDSIM_DEBUG)
 
 # Re-exported so Python reads the constants from the one place they are defined.
 FLAG_WALKABLE = F_WALKABLE
@@ -37,8 +47,6 @@ AUTORESET_CONTINUE = AR_CONTINUE
 OBS_KIND_COORDS = OBS_COORDS
 OBS_KIND_IMAGE = OBS_IMAGE
 OBS_KIND_VIEW = OBS_VIEW
-ACTION_DISCRETE = ACT_DISCRETE
-ACTION_CONTINUOUS = ACT_CONTINUOUS
 
 ctypedef fused discrete_t:
     int32_t
@@ -49,12 +57,12 @@ ctypedef fused action_t:
     int32_t
     int64_t
 
-# Move codes map to themselves (continuous actions are converted to codes first).
-cdef int8_t[9] IDENTITY_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8]
-
 ctypedef fused continuous_t:
     float
     double
+
+# Move codes map to themselves (continuous actions are converted to codes first).
+cdef int8_t[9] IDENTITY_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8]
 
 
 cdef inline int move_axis(double a) noexcept nogil:
@@ -64,8 +72,6 @@ cdef inline int move_axis(double a) noexcept nogil:
     if a >= 0.5:
         return 1
     return 0
-
-
 
 
 cdef class NavKernel:
@@ -82,35 +88,41 @@ cdef class NavKernel:
         self.height = state.height
         self.width = state.width
         self.pad = state.pad
+        self.row_stride = state.width + 2 * state.pad
+        self.map_cells = (state.height + 2 * state.pad) * self.row_stride
         self.obs_kind = state.obs_kind
         self.view_size = state.view_size
         self.pixels_per_cell = state.pixels_per_cell
         self.channels_first = state.channels_first
         self.autoreset_mode = state.autoreset_mode
-        self.action_kind = state.action_kind
         self.num_actions = state.num_actions
         self.nan_to_zero = state.nan_to_zero
         self.mutable = state.mutable
         self.planes = state.cell_reward.shape[1]
         self.randomize_goals = state.randomize_goals
+        self.clamp = state.clamp
         self.max_steps = state.max_steps
         self.default_tile = state.default_tile
         self.per_env_table = state.per_env_table
         for a in range(3):
             self.agent_color[a] = state.agent_color[a]
-        memset(self.action_code, 4, sizeof(self.action_code))  # 4 = no move
+        memset(self.action_code, 4, sizeof(self.action_code))  # 4 = stay
         if len(state.action_codes) > 16:
             raise ValueError("at most 16 discrete actions")
         for a in range(len(state.action_codes)):
             self.action_code[a] = state.action_codes[a]
+        for a in range(9):
+            self.delta[a] = (a // 3 - 1) * self.row_stride + (a % 3 - 1)
         if self.obs_kind == OBS_VIEW and self.pad < self.view_size // 2:
-            raise ValueError("the grid border must be at least the view radius")
+            raise ValueError("the map border must be at least the view radius")
 
         self.level_tiles = state.level_tiles
+        self.level_flags = state.level_flags
         self.start_cells = state.start_cells
         self.start_count = state.start_count
         self.goal_cells = state.goal_cells
         self.goal_count = state.goal_count
+        self.cell_rc = state.cell_rc
         self.tile_flags = state.tile_flags
         self.tile_color = state.tile_color
         self.dist_kind = state.dist_kind
@@ -119,10 +131,11 @@ cdef class NavKernel:
 
         self.map_id = state.map_id
         self.grid = state.grid
+        self.cell_flags = state.cell_flags
         self.grid_index = state.grid_index
         self.cell_reward = state.cell_reward
         self.reward_index = state.reward_index
-        self.agent_pos = state.agent_pos
+        self.agent_cell = state.agent_cell
         self.step_count = state.step_count
         self.episode = state.episode
         self.key = state.key
@@ -130,7 +143,6 @@ cdef class NavKernel:
         self.ep_return = state.ep_return
         self.needs_reset = state.needs_reset.view(np.uint8)
         self.reseed = state.reseed.view(np.uint8)
-        self.use_start = state.use_start.view(np.uint8)
         self.start_override = state.start_override
 
         if state.obs.dtype == np.int32:
@@ -147,47 +159,47 @@ cdef class NavKernel:
         self.stat_return = state.stat_return
         self.stat_length = state.stat_length
         self.moves = state.moves
-        self.ended_rows = np.zeros(self.num_envs, np.int32)
-        self.n_ended = 0
+        self.ended_rows = state.ended_rows
+        self.sync_outputs()
         self.err_env = -1
         self.err_code = E_OK
 
     # ------------------------------------------------------------------ reset
 
     cdef void draw_table(self, Py_ssize_t i) noexcept nogil:
-        # Fixed rewards of env i, row-major, from its table stream (spec: drawn at seeding).
-        cdef Py_ssize_t r, c
+        # Fixed rewards of env i, row-major over the map, from its table stream.
+        cdef Py_ssize_t r, c, cell
         cdef uint8_t t, d = self.default_tile
         cdef uint32_t f
         cdef Py_ssize_t ri = self.reward_index[i]
         cdef Py_ssize_t m = self.map_id[i]
-        cdef int P = self.pad
         cdef uint64_t s = stream_seed(self.key[i, 0], self.key[i, 1], TAG_TABLE, 0)
         for r in range(self.height):
             for c in range(self.width):
-                t = self.level_tiles[m, r + P, c + P]
+                cell = (r + self.pad) * self.row_stride + c + self.pad
+                t = self.level_tiles[m, cell]
                 f = self.tile_flags[t]
                 if f & F_STOCHASTIC:
-                    self.cell_reward[ri, 0, r, c] = 0.0
+                    self.cell_reward[ri, 0, cell] = 0.0
                 else:
-                    self.cell_reward[ri, 0, r, c] = <float>sample_dist(
+                    self.cell_reward[ri, 0, cell] = <float>sample_dist(
                         &s, self.dist_kind[t], self.dist_a[t], self.dist_b[t])
                 if self.planes == 2:
+                    # The value this cell has once it holds the default tile, drawn right after.
                     if (f & F_COLLECTIBLE) or (self.randomize_goals and (f & F_TERMINAL)):
                         if self.tile_flags[d] & F_STOCHASTIC:
-                            self.cell_reward[ri, 1, r, c] = 0.0
+                            self.cell_reward[ri, 1, cell] = 0.0
                         else:
-                            self.cell_reward[ri, 1, r, c] = <float>sample_dist(
+                            self.cell_reward[ri, 1, cell] = <float>sample_dist(
                                 &s, self.dist_kind[d], self.dist_a[d], self.dist_b[d])
                     else:
-                        self.cell_reward[ri, 1, r, c] = self.cell_reward[ri, 0, r, c]
+                        self.cell_reward[ri, 1, cell] = self.cell_reward[ri, 0, cell]
 
     cdef void reset_one(self, Py_ssize_t i) noexcept nogil:
-        # Start episode self.episode[i] of env i: restore the map, pick start and goal.
+        # Start episode self.episode[i] of env i: restore the map, pick the start, then the goal.
         cdef Py_ssize_t m = self.map_id[i]
         cdef Py_ssize_t g = self.grid_index[i]
-        cdef Py_ssize_t k, j, n
-        cdef int P = self.pad
+        cdef Py_ssize_t k, j, n, cell
         cdef uint64_t* s = &self.rng[i]
         if self.reseed[i]:
             if self.per_env_table:
@@ -195,23 +207,22 @@ cdef class NavKernel:
             self.reseed[i] = 0
         s[0] = stream_seed(self.key[i, 0], self.key[i, 1], TAG_EPISODE, <uint64_t>self.episode[i])
         if self.mutable:
-            memcpy(&self.grid[g, 0, 0], &self.level_tiles[m, 0, 0],
-                   self.grid.shape[1] * self.grid.shape[2])
-        if self.use_start[i]:
-            self.agent_pos[i, 0] = self.start_override[i, 0]
-            self.agent_pos[i, 1] = self.start_override[i, 1]
-            self.use_start[i] = 0
+            memcpy(&self.grid[g, 0], &self.level_tiles[m, 0], self.map_cells)
+            memcpy(&self.cell_flags[g, 0], &self.level_flags[m, 0], self.map_cells)
+        if self.start_override[i] >= 0:
+            self.agent_cell[i] = self.start_override[i]
+            self.start_override[i] = -1
         else:
             k = next_bounded(s, self.start_count[m])
-            self.agent_pos[i, 0] = self.start_cells[m, k, 0]
-            self.agent_pos[i, 1] = self.start_cells[m, k, 1]
+            self.agent_cell[i] = self.start_cells[m, k]
         if self.randomize_goals:
             n = self.goal_count[m]
             k = next_bounded(s, n)
             for j in range(n):
                 if j != k:
-                    self.grid[g, self.goal_cells[m, j, 0] + P,
-                              self.goal_cells[m, j, 1] + P] = self.default_tile
+                    cell = self.goal_cells[m, j]
+                    self.grid[g, cell] = self.default_tile
+                    self.cell_flags[g, cell] = <uint8_t>self.tile_flags[self.default_tile]
         self.step_count[i] = 0
         self.ep_return[i] = 0.0
         self.needs_reset[i] = 0
@@ -228,11 +239,11 @@ cdef class NavKernel:
                     self.write_obs(i, False)
 
     def sync_outputs(self):
-        """Rebuild the list of rows whose statistics are set (after stat arrays are loaded)."""
+        """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
         cdef Py_ssize_t i
         self.n_ended = 0
         for i in range(self.num_envs):
-            if self.stat_mask[i]:
+            if self.stat_mask[i] or self.final_mask[i]:
                 self.ended_rows[self.n_ended] = <int32_t>i
                 self.n_ended += 1
 
@@ -245,20 +256,40 @@ cdef class NavKernel:
 
     # ---------------------------------------------------------- observations
 
+    cdef void paint_cell(self, Py_ssize_t i, Py_ssize_t cell) noexcept nogil:
+        # Repaint one cell of env i's image observation (the agent's cell in the agent colour).
+        cdef int k = self.pixels_per_cell
+        cdef Py_ssize_t H = self.height * k, W = self.width * k, y, x, ch
+        cdef Py_ssize_t r = self.cell_rc[cell, 0], c = self.cell_rc[cell, 1]
+        cdef uint8_t* out = &self.obs_u8[i, 0]
+        cdef const uint8_t* col
+        if cell == self.agent_cell[i]:
+            col = self.agent_color
+        else:
+            col = &self.tile_color[self.grid[self.grid_index[i], cell], 0]
+        for y in range(r * k, r * k + k):
+            for x in range(c * k, c * k + k):
+                if self.channels_first:
+                    for ch in range(3):
+                        out[(ch * H + y) * W + x] = col[ch]
+                else:
+                    out[(y * W + x) * 3] = col[0]
+                    out[(y * W + x) * 3 + 1] = col[1]
+                    out[(y * W + x) * 3 + 2] = col[2]
+
     cdef void write_image(self, Py_ssize_t i, uint8_t* out, int k, bint chw) noexcept nogil:
-        # One pixel block of k x k per cell, the cell's current colour; the agent's cell in agent colour.
+        # k x k pixels per cell in the cell's current colour; the agent's cell in the agent colour.
         cdef Py_ssize_t g = self.grid_index[i]
-        cdef Py_ssize_t r, c, y, x, ch
-        cdef int P = self.pad
+        cdef Py_ssize_t r, c, y, x, ch, cell
         cdef Py_ssize_t H = self.height * k, W = self.width * k
         cdef const uint8_t* col
-        cdef int ar = self.agent_pos[i, 0], ac = self.agent_pos[i, 1]
         for r in range(self.height):
             for c in range(self.width):
-                if r == ar and c == ac:
+                cell = (r + self.pad) * self.row_stride + c + self.pad
+                if cell == self.agent_cell[i]:
                     col = self.agent_color
                 else:
-                    col = &self.tile_color[self.grid[g, r + P, c + P], 0]
+                    col = &self.tile_color[self.grid[g, cell], 0]
                 for y in range(r * k, r * k + k):
                     for x in range(c * k, c * k + k):
                         if chw:
@@ -270,25 +301,26 @@ cdef class NavKernel:
                             out[(y * W + x) * 3 + 2] = col[2]
 
     cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil:
-        cdef Py_ssize_t g, r, v, r0, c0
+        cdef Py_ssize_t r, v, first
         cdef uint8_t* dst
+        cdef const uint8_t* src
+        cdef Py_ssize_t cell = self.agent_cell[i]
         if self.obs_kind == OBS_COORDS:
             if final:
-                self.final_i32[i, 0] = self.agent_pos[i, 0]
-                self.final_i32[i, 1] = self.agent_pos[i, 1]
+                self.final_i32[i, 0] = self.cell_rc[cell, 0]
+                self.final_i32[i, 1] = self.cell_rc[cell, 1]
             else:
-                self.obs_i32[i, 0] = self.agent_pos[i, 0]
-                self.obs_i32[i, 1] = self.agent_pos[i, 1]
+                self.obs_i32[i, 0] = self.cell_rc[cell, 0]
+                self.obs_i32[i, 1] = self.cell_rc[cell, 1]
             return
         dst = &self.final_u8[i, 0] if final else &self.obs_u8[i, 0]
         if self.obs_kind == OBS_VIEW:
             # The border is at least the view radius wide, so the view is v plain row copies.
-            g = self.grid_index[i]
             v = self.view_size
-            r0 = self.agent_pos[i, 0] + self.pad - v // 2
-            c0 = self.agent_pos[i, 1] + self.pad - v // 2
+            first = cell - (v // 2) * self.row_stride - v // 2
+            src = &self.grid[self.grid_index[i], 0]
             for r in range(v):
-                memcpy(dst + r * v, &self.grid[g, r0 + r, c0], v)
+                memcpy(dst + r * v, src + first + r * self.row_stride, v)
         else:
             self.write_image(i, dst, self.pixels_per_cell, self.channels_first)
 
@@ -296,91 +328,75 @@ cdef class NavKernel:
         """Draw env i channels-last into ``out`` (H * cell_px, W * cell_px, 3)."""
         if not 0 <= i < self.num_envs:
             raise IndexError(f"env index {i} out of range for {self.num_envs} envs")
-        if (out.shape[0] != self.height * cell_px or out.shape[1] != self.width * cell_px
-                or out.shape[2] != 3 or cell_px < 1):
+        if (cell_px < 1 or out.shape[0] != self.height * cell_px
+                or out.shape[1] != self.width * cell_px or out.shape[2] != 3):
             raise ValueError("render buffer has the wrong shape")
         with nogil:
             self.write_image(i, &out[0, 0, 0], cell_px, False)
 
     # ------------------------------------------------------------------ step
 
-    cdef void paint_cell(self, Py_ssize_t i, int r, int c) noexcept nogil:
-        # Repaint one cell of env i's image observation (the agent's cell in the agent colour).
-        cdef int k = self.pixels_per_cell
-        cdef Py_ssize_t H = self.height * k, W = self.width * k, y, x, ch
-        cdef uint8_t* out = &self.obs_u8[i, 0]
-        cdef const uint8_t* col
-        if r == self.agent_pos[i, 0] and c == self.agent_pos[i, 1]:
-            col = self.agent_color
-        else:
-            col = &self.tile_color[self.grid[self.grid_index[i], r + self.pad, c + self.pad], 0]
-        for y in range(r * k, r * k + k):
-            for x in range(c * k, c * k + k):
-                if self.channels_first:
-                    for ch in range(3):
-                        out[(ch * H + y) * W + x] = col[ch]
-                else:
-                    out[(y * W + x) * 3] = col[0]
-                    out[(y * W + x) * 3 + 1] = col[1]
-                    out[(y * W + x) * 3 + 2] = col[2]
+    cdef Py_ssize_t target_cell(self, Py_ssize_t cell, int code) noexcept nogil:
+        # A move target clamped into the map (only maps with a walkable border cell need it).
+        cdef Py_ssize_t r = self.cell_rc[cell, 0] + code // 3 - 1
+        cdef Py_ssize_t c = self.cell_rc[cell, 1] + code % 3 - 1
+        r = 0 if r < 0 else (self.height - 1 if r >= self.height else r)
+        c = 0 if c < 0 else (self.width - 1 if c >= self.width else c)
+        return (r + self.pad) * self.row_stride + c + self.pad
 
     def step_i64(self, const int64_t[::1] actions):
-        """Step every env with i64 discrete actions (N,); returns episodes ended, or -1 on error."""
+        """Step every env with int64 discrete actions (N,); returns episodes ended, or -1 on error."""
         cdef Py_ssize_t n
         with nogil:
             n = step_discrete(self, actions)
         return n
 
     def step_i32(self, const int32_t[::1] actions):
-        """Step every env with i32 discrete actions (N,); returns episodes ended, or -1 on error."""
+        """Step every env with int32 discrete actions (N,); returns episodes ended, or -1 on error."""
         cdef Py_ssize_t n
         with nogil:
             n = step_discrete(self, actions)
         return n
 
     def step_f32(self, const float[:, ::1] actions):
-        """Step every env with f32 continuous actions (N, 2); returns episodes ended, or -1 on error."""
+        """Step every env with float32 continuous actions (N, 2); returns episodes ended or -1."""
         cdef Py_ssize_t n
         with nogil:
             n = step_continuous(self, actions)
         return n
 
     def step_f64(self, const double[:, ::1] actions):
-        """Step every env with f64 continuous actions (N, 2); returns episodes ended, or -1 on error."""
+        """Step every env with float64 continuous actions (N, 2); returns episodes ended or -1."""
         cdef Py_ssize_t n
         with nogil:
             n = step_continuous(self, actions)
         return n
 
 
-cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions, const int8_t* code_of) noexcept nogil:
+cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
+                          const int8_t* code_of) noexcept nogil:
     # Apply validated actions to every env (move code = code_of[action]); returns episodes ended.
-    # Hot arrays are read through local pointers: stores through uint8 pointers may
-    # alias anything, and would otherwise force a reload of every memoryview per env.
-    cdef Py_ssize_t i, ri, n_done = 0
-    cdef int r, c, nr, nc, code, P = self.pad
-    cdef int H1 = self.height - 1, W1 = self.width - 1
-    cdef Py_ssize_t Wp = self.grid.shape[2]
-    cdef Py_ssize_t grid_stride = self.grid.shape[1] * Wp
-    cdef Py_ssize_t plane_stride = self.height * self.width
-    cdef Py_ssize_t table_stride = self.planes * plane_stride
-    cdef uint8_t t, term, trunc, walk
-    cdef uint32_t f
+    # Hot arrays are read through local pointers: a store through a uint8 pointer may alias
+    # anything, and would otherwise force every memoryview to be reloaded for each env.
+    cdef Py_ssize_t i, k, cell, target, n_done = 0
+    cdef Py_ssize_t map_cells = self.map_cells
+    cdef Py_ssize_t table_stride = self.planes * map_cells
+    cdef uint8_t f, term, trunc
+    cdef int code
     cdef float rew
     cdef int mode = self.autoreset_mode, obs_kind = self.obs_kind
-    cdef int mutable = self.mutable
+    cdef int mutable = self.mutable, clamp = self.clamp
     # No limit is a limit no episode reaches.
     cdef int32_t max_steps = self.max_steps if self.max_steps > 0 else 0x7FFFFFFF
-    cdef int32_t* ended = &self.ended_rows[0]
-    cdef Py_ssize_t k
     cdef uint8_t default_tile = self.default_tile
-    cdef uint8_t* gp
-    cdef int16_t* pos = &self.agent_pos[0, 0]
-    cdef const uint32_t* flags = &self.tile_flags[0]
-    cdef uint8_t* grid = &self.grid[0, 0, 0]
+    cdef uint8_t default_flags = <uint8_t>self.tile_flags[self.default_tile]
+    cdef const Py_ssize_t* delta = self.delta
+    cdef const uint8_t* fl
+    cdef int32_t* agent_cell = &self.agent_cell[0]
+    cdef uint8_t* cell_flags = &self.cell_flags[0, 0]
     cdef const int32_t* grid_index = &self.grid_index[0]
     cdef const int32_t* reward_index = &self.reward_index[0]
-    cdef const float* table = &self.cell_reward[0, 0, 0, 0]
+    cdef const float* table = &self.cell_reward[0, 0, 0]
     cdef int32_t* step_count = &self.step_count[0]
     cdef double* ep_return = &self.ep_return[0]
     cdef uint8_t* needs_reset = &self.needs_reset[0]
@@ -390,15 +406,23 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions, const int8_t*
     cdef uint8_t* stat_mask = &self.stat_mask[0]
     cdef double* stat_return = &self.stat_return[0]
     cdef int32_t* stat_length = &self.stat_length[0]
+    cdef uint8_t* final_mask = &self.final_mask[0]
+    cdef int32_t* ended = &self.ended_rows[0]
+    # One map for the whole batch: skip the per-env row lookups.
+    cdef bint shared_map = self.cell_flags.shape[0] == 1
+    cdef bint shared_table = self.cell_reward.shape[0] == 1
+    cdef const int32_t* cell_rc = &self.cell_rc[0, 0]
     cdef int32_t* obs_xy = NULL
     if obs_kind == OBS_COORDS:
         obs_xy = &self.obs_i32[0, 0]
-    # Episode statistics are zero on rows whose episode did not end (Gymnasium's _add_info):
-    # clear only the rows that ended on the previous call.
+    # Statistics and final-obs masks are False on rows whose episode did not end (Gymnasium's
+    # _add_info): clear only the rows the previous call set.
     for k in range(self.n_ended):
-        stat_mask[ended[k]] = 0
-        stat_return[ended[k]] = 0.0
-        stat_length[ended[k]] = 0
+        i = ended[k]
+        stat_mask[i] = 0
+        stat_return[i] = 0.0
+        stat_length[i] = 0
+        final_mask[i] = 0
     for i in range(self.num_envs):
         if needs_reset[i] and mode == AR_NEXT_STEP:
             # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
@@ -409,42 +433,34 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions, const int8_t*
             truncated[i] = 0
             self.write_obs(i, False)
             continue
-        gp = grid + grid_index[i] * grid_stride + P * Wp + P  # cell (0, 0) of env i's map
+        fl = cell_flags if shared_map else cell_flags + grid_index[i] * map_cells
         code = code_of[actions[i]]
-        r = pos[2 * i]
-        c = pos[2 * i + 1]
-        nr = r + code // 3 - 1
-        nc = c + code % 3 - 1
-        # Clamp into the map, then the target must be walkable or the agent stays.
-        nr = 0 if nr < 0 else (H1 if nr > H1 else nr)
-        nc = 0 if nc < 0 else (W1 if nc > W1 else nc)
+        cell = agent_cell[i]
+        target = self.target_cell(cell, code) if clamp else cell + delta[code]
         if obs_kind == OBS_IMAGE:
-            if (flags[gp[nr * Wp + nc]] & F_WALKABLE) and (nr != r or nc != c):
-                pos[2 * i] = <int16_t>nr
-                pos[2 * i + 1] = <int16_t>nc
-                self.paint_cell(i, r, c)  # the old cell loses the agent
-                r = nr
-                c = nc
+            if (fl[target] & F_WALKABLE) and target != cell:
+                agent_cell[i] = <int32_t>target
+                self.paint_cell(i, cell)  # the old cell loses the agent
+                cell = target
         else:
             # Branch-free: whether a random move hits a wall is unpredictable.
-            walk = (flags[gp[nr * Wp + nc]] & F_WALKABLE) != 0
-            r = nr if walk else r
-            c = nc if walk else c
-        pos[2 * i] = <int16_t>r
-        pos[2 * i + 1] = <int16_t>c
-        t = gp[r * Wp + c]
+            cell = target if fl[target] & F_WALKABLE else cell
+        agent_cell[i] = <int32_t>cell
         # The reward is that of the cell the agent ends on.
-        f = flags[t]
-        ri = reward_index[i]
+        f = fl[cell]
         if f & F_STOCHASTIC:
-            rew = <float>sample_dist(&self.rng[i], self.dist_kind[t], self.dist_a[t], self.dist_b[t])
-        elif mutable and t == default_tile and \
-                self.level_tiles[self.map_id[i], r + P, c + P] != t:
-            rew = table[ri * table_stride + plane_stride + r * self.width + c]  # collected/removed
+            k = self.grid[grid_index[i], cell]
+            rew = <float>sample_dist(&self.rng[i], self.dist_kind[k], self.dist_a[k], self.dist_b[k])
+        elif mutable and self.grid[grid_index[i], cell] == default_tile and \
+                self.level_tiles[self.map_id[i], cell] != default_tile:
+            rew = table[reward_index[i] * table_stride + map_cells + cell]  # collected / removed
+        elif shared_table:
+            rew = table[cell]
         else:
-            rew = table[ri * table_stride + r * self.width + c]
+            rew = table[reward_index[i] * table_stride + cell]
         if f & F_COLLECTIBLE:
-            gp[r * Wp + c] = default_tile
+            self.grid[grid_index[i], cell] = default_tile
+            cell_flags[grid_index[i] * map_cells + cell] = default_flags
         step_count[i] += 1
         ep_return[i] += rew
         rewards[i] = rew
@@ -460,19 +476,16 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions, const int8_t*
             stat_length[i] = step_count[i]
             if mode == AR_SAME_STEP:
                 self.write_obs(i, True)
-                self.final_mask[i] = 1
+                final_mask[i] = 1
                 self.episode[i] += 1
                 self.reset_one(i)
                 self.write_obs(i, False)
                 continue
             needs_reset[i] = 1
-        elif mode == AR_SAME_STEP:
-            self.final_mask[i] = 0
         if obs_kind == OBS_COORDS:
-            obs_xy[2 * i] = r
-            obs_xy[2 * i + 1] = c
+            memcpy(obs_xy + 2 * i, cell_rc + 2 * cell, 2 * sizeof(int32_t))  # [row, col]
         elif obs_kind == OBS_IMAGE:
-            self.paint_cell(i, r, c)  # the image is kept up to date cell by cell
+            self.paint_cell(i, cell)  # the image is kept up to date cell by cell
         else:
             self.write_obs(i, False)
     self.n_ended = n_done
@@ -491,24 +504,28 @@ cdef int check_pending(NavKernel self) noexcept nogil:
             return -1
     return 0
 
+
 cdef Py_ssize_t step_discrete(NavKernel self, const discrete_t[::1] actions) noexcept nogil:
     cdef Py_ssize_t i
-    cdef discrete_t a
     cdef discrete_t n = self.num_actions
+    cdef int bad = 0
     self.err_code = E_OK
     self.err_env = -1
     if actions.shape[0] != self.num_envs:
         self.err_code = E_BAD_SHAPE
         return -1
     for i in range(self.num_envs):
-        a = actions[i]
-        if a < 0 or a >= n:
-            self.err_env = <int>i
-            self.err_code = E_BAD_ACTION
-            return -1
+        bad |= actions[i] < 0 or actions[i] >= n  # no early exit: the loop vectorizes
+    if bad:
+        for i in range(self.num_envs):
+            if actions[i] < 0 or actions[i] >= n:
+                self.err_env = <int>i
+                self.err_code = E_BAD_ACTION
+                return -1
     if check_pending(self) < 0:
         return -1
     return step_rows(self, &actions[0], self.action_code)
+
 
 cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actions) noexcept nogil:
     cdef Py_ssize_t i
@@ -551,6 +568,16 @@ def rng_samples(uint64_t state, int kind, double a, double b, Py_ssize_t n):
     cdef Py_ssize_t k
     for k in range(n):
         o[k] = sample_dist(&state, kind, a, b)
+    return out
+
+
+def rng_bounded(uint64_t state, uint64_t bound, Py_ssize_t n):
+    """n bounded draws in [0, bound) from one stream (tests compare with gridsim.rng)."""
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] o = out
+    cdef Py_ssize_t k
+    for k in range(n):
+        o[k] = next_bounded(&state, bound)
     return out
 
 

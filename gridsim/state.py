@@ -14,13 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, VOID
+from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.level import NavLevel
 
 __all__ = ["NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW"]
 
 OBS_COORDS, OBS_IMAGE, OBS_VIEW = 0, 1, 2
-ACT_DISCRETE, ACT_CONTINUOUS = 0, 1
 
 # Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
 UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3
@@ -34,6 +33,10 @@ ACTION_CODES = {
 
 class NavState:
     """All arrays of a batch of navigation envs.
+
+    Maps are stored with a VOID border ``pad`` cells wide and flattened: cell
+    ``(row, col)`` is ``(row + pad) * (W + 2 * pad) + col + pad``; ``cell_rc`` maps
+    a cell back to ``(row, col)``.
 
     Args:
         maps: M compiled maps of one size and one alphabet.
@@ -49,11 +52,12 @@ class NavState:
         nan_to_zero: continuous NaN components count as 0 instead of raising.
     """
 
-    # Arrays that make up an env's dynamic state (saved by state_dict, in this order).
+    # Arrays that make up the batch's dynamic state (saved by state_dict, in this order).
     DYNAMIC = (
-        "grid", "cell_reward", "agent_pos", "step_count", "episode", "key", "rng", "ep_return",
-        "needs_reset", "reseed", "use_start", "start_override", "obs", "rewards", "terminated",
-        "truncated", "stat_mask", "stat_return", "stat_length", "final_obs", "final_mask",
+        "grid", "cell_flags", "cell_reward", "agent_cell", "step_count", "episode", "key", "rng",
+        "ep_return", "needs_reset", "reseed", "start_override", "seeded", "obs", "rewards",
+        "terminated", "truncated", "stat_mask", "stat_return", "stat_length", "final_obs",
+        "final_mask",
     )
 
     def __init__(
@@ -87,12 +91,14 @@ class NavState:
         N, M = int(num_envs), len(maps)
         H, W = first.height, first.width
         P = max(view_size // 2, 1)
+        Wp = W + 2 * P
+        C = (H + 2 * P) * Wp  # cells per stored map
         self.alphabet = alphabet
         self.maps = tuple(maps)
         self.num_envs, self.height, self.width, self.pad = N, H, W, P
+        self.row_stride, self.map_cells = Wp, C
         self.obs_kind, self.view_size = obs_kind, view_size
         self.pixels_per_cell, self.channels_first = pixels_per_cell, int(bool(channels_first))
-        self.action_kind = ACT_CONTINUOUS if actions == "2d_continuous" else ACT_DISCRETE
         self.action_codes = ACTION_CODES[actions]
         self.num_actions = len(self.action_codes)
         self.autoreset_mode = autoreset_mode
@@ -103,37 +109,51 @@ class NavState:
         self.agent_color = np.asarray(alphabet.agent_color, np.uint8)
 
         # ---- level tables, shared by all envs
-        self.tile_flags = alphabet.flags  # (T,) uint32
+        flags = alphabet.flags
+        self.tile_flags = flags  # (T,) uint32
         self.tile_color = alphabet.color  # (T, 3) uint8
         self.dist_kind = alphabet.dist_kind  # (T,) int32
         self.dist_a, self.dist_b = alphabet.dist_a, alphabet.dist_b  # (T,) float64
-        self.level_tiles = np.full((M, H + 2 * P, W + 2 * P), VOID, np.uint8)  # (M, Hp, Wp)
+        padded = np.full((M, H + 2 * P, Wp), VOID, np.uint8)
         for k, m in enumerate(maps):
-            self.level_tiles[k, P : P + H, P : P + W] = m.tiles
+            padded[k, P : P + H, P : P + W] = m.tiles
+        self.level_tiles = padded.reshape(M, C)  # (M, C) tile ids
+        self.level_flags = flags[self.level_tiles].astype(np.uint8)  # (M, C) F_* bits
+        rows, cols = np.divmod(np.arange(C), Wp)
+        self.cell_rc = np.stack([rows - P, cols - P], axis=1).astype(np.int32)  # (C, 2)
         S = max(len(m.start_cells) for m in maps)
         G = max(max(len(m.goal_cells) for m in maps), 1)
-        self.start_cells = np.zeros((M, S, 2), np.int16)  # (M, S, 2) (row, col)
+        self.start_cells = np.zeros((M, S), np.int32)  # (M, S) cells, row-major
         self.start_count = np.zeros(M, np.int32)
-        self.goal_cells = np.zeros((M, G, 2), np.int16)  # (M, G, 2) (row, col)
+        self.goal_cells = np.zeros((M, G), np.int32)  # (M, G) cells, row-major
         self.goal_count = np.zeros(M, np.int32)
         for k, m in enumerate(maps):
-            self.start_cells[k, : len(m.start_cells)] = m.start_cells
+            self.start_cells[k, : len(m.start_cells)] = self.cell_of(m.start_cells)
             self.start_count[k] = len(m.start_cells)
-            self.goal_cells[k, : len(m.goal_cells)] = m.goal_cells
+            self.goal_cells[k, : len(m.goal_cells)] = self.cell_of(m.goal_cells)
             self.goal_count[k] = len(m.goal_cells)
-        for arr in (self.level_tiles, self.start_cells, self.start_count, self.goal_cells,
-                    self.goal_count):
+        # A map whose border has a walkable cell needs moves clamped into the map; a map
+        # walled all round never lets the agent reach its border.
+        border = np.ones((H, W), bool)
+        border[1:-1, 1:-1] = False
+        self.clamp = int(any((flags[m.tiles][border] & F_WALKABLE).any() for m in maps))
+        for arr in (self.level_tiles, self.level_flags, self.cell_rc, self.start_cells,
+                    self.start_count, self.goal_cells, self.goal_count):
             arr.setflags(write=False)
 
-        flags = alphabet.flags
         has_collectible = any(flags[t] & F_COLLECTIBLE for t in np.unique(self.level_tiles))
         has_goals = bool(self.goal_count.max() > 0)
         self.mutable = int(has_collectible or (self.randomize_goals and has_goals))
+        d = alphabet.default_id
+        if self.mutable and not flags[d] & F_WALKABLE:
+            raise ValueError(
+                f"the default symbol {alphabet.default_symbol!r} must be accessible when cells can "
+                "turn into it (collectible symbols or randomize_goals)"
+            )
         fixed_random = [
             t for t in np.unique(self.level_tiles)
             if not flags[t] & F_STOCHASTIC and alphabet.dist_kind[t] != 0
         ]
-        d = alphabet.default_id
         if self.mutable and not flags[d] & F_STOCHASTIC and alphabet.dist_kind[d] != 0:
             fixed_random.append(d)
         self.per_env_table = int(bool(fixed_random))
@@ -142,22 +162,24 @@ class NavState:
         self.map_id = (np.arange(N, dtype=np.int32) % M) if map_id is None else \
             np.ascontiguousarray(map_id, np.int32)  # (N,)
         if self.mutable:
-            self.grid = self.level_tiles[self.map_id].copy()  # (N, Hp, Wp) current tiles
+            self.grid = self.level_tiles[self.map_id].copy()  # (N, C) current tiles
+            self.cell_flags = self.level_flags[self.map_id].copy()  # (N, C)
             self.grid_index = np.arange(N, dtype=np.int32)
         else:
-            # (M, Hp, Wp): static, shared by the envs of a map; the kernel never writes it.
+            # (M, C): static, shared by the envs of a map; the kernel never writes them.
             self.grid = self.level_tiles.copy()
+            self.cell_flags = self.level_flags.copy()
             self.grid_index = self.map_id.copy()
         planes = 2 if self.mutable else 1
         if self.per_env_table:
-            self.cell_reward = np.zeros((N, planes, H, W), np.float32)  # drawn at seeding
+            self.cell_reward = np.zeros((N, planes, C), np.float32)  # drawn at seeding
             self.reward_index = np.arange(N, dtype=np.int32)
         else:
-            self.cell_reward = np.stack(
-                [constant_reward_table(m, planes, self.randomize_goals) for m in maps]
-            )  # (M, planes, H, W)
+            self.cell_reward = np.stack([
+                self._pad(constant_reward_table(m, planes, self.randomize_goals)) for m in maps
+            ])  # (M, planes, C)
             self.reward_index = self.map_id.copy()
-        self.agent_pos = np.zeros((N, 2), np.int16)  # (N, 2) (row, col)
+        self.agent_cell = np.zeros(N, np.int32)  # (N,) the agent's cell
         self.step_count = np.zeros(N, np.int32)
         self.episode = np.zeros(N, np.int64)
         self.key = np.zeros((N, 2), np.uint64)  # 128-bit key per env
@@ -165,8 +187,7 @@ class NavState:
         self.ep_return = np.zeros(N, np.float64)
         self.needs_reset = np.zeros(N, np.bool_)
         self.reseed = np.zeros(N, np.bool_)
-        self.use_start = np.zeros(N, np.bool_)
-        self.start_override = np.zeros((N, 2), np.int16)
+        self.start_override = np.full(N, -1, np.int32)  # >= 0: start cell of the next reset
         # seeds[i]: the seed env i's key came from (None until seeded).
         self.seeds: list[int | None] = [None] * N
         self.seeded = np.zeros(N, np.bool_)
@@ -182,6 +203,24 @@ class NavState:
         self.stat_return = np.zeros(N, np.float64)
         self.stat_length = np.zeros(N, np.int32)
         self.moves = np.zeros(N, np.int8)  # scratch
+        self.ended_rows = np.zeros(N, np.int32)  # scratch
+
+    def _pad(self, table: np.ndarray) -> np.ndarray:
+        """A (planes, H, W) table as (planes, C) over padded cells (0 on the border)."""
+        P = self.pad
+        out = np.zeros((table.shape[0], self.height + 2 * P, self.row_stride), table.dtype)
+        out[:, P : P + self.height, P : P + self.width] = table
+        return out.reshape(table.shape[0], self.map_cells)
+
+    def cell_of(self, rc) -> np.ndarray:
+        """Cells of ``(row, col)`` pairs, shape (..., 2) -> (...)."""
+        rc = np.asarray(rc, np.int64)
+        return ((rc[..., 0] + self.pad) * self.row_stride + rc[..., 1] + self.pad).astype(np.int32)
+
+    @property
+    def agent_pos(self) -> np.ndarray:
+        """(N, 2) int32 ``(row, col)`` of every agent (a fresh array)."""
+        return self.cell_rc[self.agent_cell]
 
     @property
     def obs_shape(self) -> tuple[int, ...]:
@@ -199,17 +238,25 @@ class NavState:
         return np.int32 if self.obs_kind == OBS_COORDS else np.uint8
 
     def nbytes_per_env(self) -> float:
-        """Bytes of state and output buffers per env (shared level tables divided by N)."""
+        """Bytes of state and output buffers per env (tables shared by envs count 1/N each)."""
         total = 0
-        for name in self.DYNAMIC + ("map_id", "grid_index", "reward_index", "moves"):
+        for name in self.DYNAMIC + ("map_id", "grid_index", "reward_index", "moves", "ended_rows"):
             total += getattr(self, name).nbytes
         return total / self.num_envs
 
     def tiles_of(self, i: int) -> np.ndarray:
-        """The current (H, W) tile ids of env i (a view)."""
+        """The current (H, W) tile ids of env i (a copy)."""
         P = self.pad
-        return self.grid[self.grid_index[i], P : P + self.height, P : P + self.width]
+        grid = self.grid[self.grid_index[i]].reshape(self.height + 2 * P, self.row_stride)
+        return grid[P : P + self.height, P : P + self.width].copy()
 
+    def set_tiles(self, i: int, tiles: np.ndarray):
+        """Write env i's current (H, W) tile ids (mutable levels only) and their flags."""
+        P = self.pad
+        g = self.grid_index[i]
+        grid = self.grid[g].reshape(self.height + 2 * P, self.row_stride)
+        grid[P : P + self.height, P : P + self.width] = tiles
+        self.cell_flags[g] = self.tile_flags[self.grid[g]].astype(np.uint8)
 
 def constant_reward_table(level: NavLevel, planes: int, randomize_goals: bool) -> np.ndarray:
     """The fixed-reward table of a map whose fixed rewards are all constant: (planes, H, W) float32.

@@ -222,12 +222,11 @@ class GridVectorEnv(VectorEnv):
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env; see the class docstring for the autoreset timelines."""
-        fn = None
-        if type(actions) is np.ndarray and actions.flags.c_contiguous:
-            fn = self._step_by_dtype.get(actions.dtype)
-        if fn is None:
+        try:  # fast path: a contiguous array of a dtype the kernel takes as it is
+            n_done = self._step_by_dtype[actions.dtype](actions)
+        except (AttributeError, KeyError, TypeError, ValueError):
             actions, fn = self._coerce_actions(actions)
-        n_done = fn(actions)
+            n_done = fn(actions)
         if n_done < 0:
             raise self._kernel_error(actions)
         st = self.state
@@ -238,12 +237,12 @@ class GridVectorEnv(VectorEnv):
             obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
         infos: dict[str, Any] = {}
         if n_done:
-            self._ended_infos(infos, n_done)
+            self._ended_infos(infos)
         if self.obs_dtype is not None:
             obs = obs.astype(self.obs_dtype)
         return obs, rewards, terminated, truncated, infos
 
-    def _ended_infos(self, infos: dict, n_done: int):
+    def _ended_infos(self, infos: dict):
         st = self.state
         ended = st.stat_mask.copy()
         terminal_info: dict[str, Any] = {}
@@ -332,7 +331,6 @@ class GridVectorEnv(VectorEnv):
         st = self.state
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
         out["seeds"] = list(st.seeds)
-        out["seeded"] = st.seeded.copy()
         out["num_envs"] = self.num_envs
         return out
 
@@ -354,11 +352,11 @@ class GridVectorEnv(VectorEnv):
                 )
         for name in st.DYNAMIC:
             dst = getattr(st, name)
-            if name == "grid" and not st.mutable:  # shared static grid: nothing per env
+            if name in ("grid", "cell_flags") and not st.mutable:  # shared static maps
                 continue
             np.copyto(dst, state[name])
         st.seeds[:] = list(state["seeds"])
-        st.seeded[:] = state["seeded"]
+        self.kernel.sync_outputs()
 
     # ----------------------------------------------------------------- render
 

@@ -258,8 +258,7 @@ class NavVectorEnv(GridVectorEnv):
         for i in np.flatnonzero(mask):
             self._check_cell(int(start[i, 0]), int(start[i, 1]), i, "options['start']")
         st = self.state
-        st.start_override[mask] = start[mask]
-        st.use_start[mask] = True
+        st.start_override[mask] = st.cell_of(start[mask])
 
     def _check_cell(self, r: int, c: int, i: int, what: str):
         if not (0 <= r < self.level.height and 0 <= c < self.level.width):
@@ -283,8 +282,9 @@ class NavVectorEnv(GridVectorEnv):
         st = self.state
         chars = self.level.alphabet.chars
         tiles = st.tiles_of(i)
+        row, col = st.cell_rc[st.agent_cell[i]]
         return {
-            "pos": (int(st.agent_pos[i, 0]), int(st.agent_pos[i, 1])),
+            "pos": (int(row), int(col)),
             "step": int(st.step_count[i]),
             "tiles": ["".join(chars[t] for t in row) for row in tiles],
             "episode": int(st.episode[i]),
@@ -316,12 +316,10 @@ class NavVectorEnv(GridVectorEnv):
                     raise ValueError(f"pos {(r, c)} is outside the map or not accessible")
             else:
                 self._check_cell(r, c, i, "pos")
-        if "tiles" in state:
-            P = st.pad
-            if st.mutable:
-                st.grid[st.grid_index[i], P : P + st.height, P : P + st.width] = tiles
+        if "tiles" in state and st.mutable:
+            st.set_tiles(i, tiles)
         if "pos" in state:
-            st.agent_pos[i] = (r, c)
+            st.agent_cell[i] = st.cell_of((r, c))
         if "step" in state:
             st.step_count[i] = int(state["step"])
         if "episode" in state:

@@ -108,7 +108,9 @@ def nav_step(
         move = []
         for a in action:
             a = 0.0 if np.isnan(a) else min(max(float(a), -1.0), 1.0)
-            move.append(int(np.floor(a + 0.5)))
+            # floor(a + 0.5) in exact arithmetic. The float sum rounds the largest
+            # double below 0.5 up to 1.0, so compare with the thresholds instead.
+            move.append(-1 if a < -0.5 else (1 if a >= 0.5 else 0))
         dr, dc = move
     else:
         dr, dc = MOVES[actions][int(action)]

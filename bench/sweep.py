@@ -1,0 +1,191 @@
+"""Sweep ``bench_step`` over batch sizes and observation types; optionally write the README table.
+
+Usage::
+
+    python bench/sweep.py                  # print the JSON lines
+    python bench/sweep.py --write-readme   # ... and rewrite the results table in bench/README.md
+    python bench/sweep.py --quick          # tiny arguments, seconds (the smoke test runs this)
+
+What it runs, in one process (``bench_step``'s functions, no subprocesses):
+
+* ``raw`` and ``step`` (interleaved repeats) on ``nav/room5_medium`` for N in
+  {64, 256, 1024, 4096, 16384, 65536, 262144} with ``coords`` and ``view`` (7x7)
+  observations, and with ``image`` observations at N = 4096. Each repeat does
+  ``ceil(2M / N)`` steps (at least 20, at most 32,768), so at least about two
+  million env-steps; 5 repeats up to N = 16,384 and 3 above.
+* the pure-Python reference once: 64 envs, ``coords``, 200 steps per repeat.
+
+Output: every per-repeat JSON line of ``bench_step`` (``"mode"`` raw, step or
+reference; the reference runs first), and after the repeats of each (N,
+obs_type) its ``"mode": "summary"`` line as ``bench_step --mode all`` prints it
+(``step_over_reference`` is filled in for the ``coords`` rows only, since the
+reference runs with coords observations). ``--write-readme`` replaces the text between
+``<!-- sweep:begin -->`` and ``<!-- sweep:end -->`` in ``bench/README.md``
+(``--readme`` picks another file) with a Markdown table of the summaries and a
+line naming the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: bench_step sits beside this file
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_step  # noqa: E402  (sets OPENBLAS_NUM_THREADS before numpy loads)
+from bench_step import BenchConfig  # noqa: E402
+
+SIZES = (64, 256, 1024, 4096, 16384, 65536, 262144)
+OBS_TYPES = ("coords", "view")
+IMAGE_SIZES = (4096,)
+LEVEL = "nav/room5_medium"
+TARGET_ENV_STEPS = 2_000_000
+MIN_STEPS, MAX_STEPS = 20, 32_768
+BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
+README = Path(__file__).resolve().parent / "README.md"
+
+# DESIGN.md's targets at N = 4096, one thread, through step().
+TARGETS = {"coords": 120e6, "view": 40e6}
+TARGET_STEP_OVER_RAW = 0.8
+
+
+def plan(quick: bool = False, sizes=SIZES, obs_types=OBS_TYPES, level: str = LEVEL,
+         seed: int = 0) -> tuple[list[BenchConfig], BenchConfig]:
+    """The batch configurations to time, and the reference configuration."""
+    if quick:
+        sizes, image_sizes = (64, 256), (64,)
+    else:
+        image_sizes = IMAGE_SIZES
+    runs = []
+    for obs_type, ns in [(o, sizes) for o in obs_types] + [("image", image_sizes)]:
+        for n in ns:
+            if quick:
+                steps, repeats, warmup = 5, 1, 1
+            else:
+                steps = min(max(math.ceil(TARGET_ENV_STEPS / n), MIN_STEPS), MAX_STEPS)
+                repeats = 5 if n <= 16384 else 3
+                warmup = min(max(steps // 5, 5), 2000)
+            runs.append(BenchConfig(level=level, num_envs=n, steps=steps, repeats=repeats,
+                                    warmup=warmup, obs_type=obs_type, seed=seed,
+                                    mode="all"))
+    ref = BenchConfig(level=level, obs_type="coords", seed=seed, mode="reference",
+                      reference_envs=4 if quick else 64, reference_steps=5 if quick else 200,
+                      repeats=1 if quick else 3, warmup=1 if quick else 20)
+    return runs, ref
+
+
+def sweep(runs: list[BenchConfig], ref: BenchConfig) -> tuple[list[dict], list[dict]]:
+    """Time every configuration; prints and returns the per-repeat records and the summaries."""
+    info = bench_step.machine_info()
+    emit = bench_step.print_json
+    reference = bench_step.run(ref, emit, info)
+    records, summaries = list(reference), []
+    for cfg in runs:
+        recs = bench_step.run_batch(cfg, ("raw", "step"), emit, info)
+        records += recs
+        summary = bench_step.summarize(recs, reference if cfg.obs_type == "coords" else None)
+        emit(summary)
+        summaries.append(summary)
+    return records, summaries
+
+
+# ---------------------------------------------------------------------- README
+
+
+def _m(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate / 1e6:.1f}"
+
+
+def readme_section(summaries: list[dict[str, Any]], date: str) -> str:
+    """The Markdown written between the sweep markers."""
+    first = summaries[0]
+    counts = sorted({s["repeats"] for s in summaries})
+    repeats = (f"best of {counts[0]} repeats" if len(counts) == 1
+               else f"best of {counts[0]} to {counts[-1]} repeats (fewer for large N)")
+    lines = [
+        "| N | obs | raw kernel (M env-steps/s) | step() (M env-steps/s) | step/raw "
+        "| ns per env-step, step() | bytes/env |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s['num_envs']:,} | {s['obs_type']} | {_m(s['raw_env_steps_per_s'])} "
+            f"| {_m(s['step_env_steps_per_s'])} | {s['step_over_raw']:.2f} "
+            f"| {s['step_ns_per_env_step']:.1f} | {s['bytes_per_env']:.0f} |"
+        )
+    lines += [
+        "",
+        f"Machine: {first['cpu_model']}, {first['cores']} cores (one thread used); "
+        f"Python {first['python']}, numpy {first['numpy']}, Cython {first['cython']}, "
+        f"Gymnasium {first['gymnasium']}, gridsim {first['gridsim']}; level {first['level']}, "
+        f"actions {first['actions']}, {repeats}; {date}.",
+    ]
+    ref = next((s for s in summaries if s.get("reference_env_steps_per_s")), None)
+    at = {s["obs_type"]: s for s in summaries if s["num_envs"] == 4096}
+    if ref is not None:
+        base = at.get("coords", ref)
+        lines += [
+            "",
+            f"Reference (pure-Python `ReferenceNavEnv` x {ref['reference_num_envs']} in "
+            f"`SyncVectorEnv`, coords): {ref['reference_env_steps_per_s'] / 1e3:.0f}k env-steps/s; "
+            f"step() at N = {base['num_envs']:,} (coords) is "
+            f"{base['step_over_reference']:,.0f}x faster.",
+        ]
+    checks = []
+    for obs, target in TARGETS.items():
+        if obs in at:
+            rate = at[obs]["step_env_steps_per_s"]
+            verdict = "met" if rate >= target else "not met"
+            checks.append(f"{obs} step() {rate / 1e6:.1f}M (target >= {target / 1e6:.0f}M, "
+                          f"{verdict})")
+    for obs, s in at.items():
+        ratio = s["step_over_raw"]
+        verdict = "met" if ratio >= TARGET_STEP_OVER_RAW else "not met"
+        checks.append(f"{obs} step/raw {ratio:.2f} (target >= {TARGET_STEP_OVER_RAW:.2f}, "
+                      f"{verdict})")
+    if checks:
+        lines += ["", "Targets at N = 4,096 in this run: " + "; ".join(checks) + "."]
+    return "\n".join(lines)
+
+
+def write_readme(path: Path, section: str):
+    """Replace the text between the sweep markers of ``path`` with ``section``."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: markers {BEGIN} ... {END} not found")
+    start += len(BEGIN)
+    path.write_text(text[:start] + "\n" + section + "\n" + text[end:], encoding="utf-8")
+
+
+# ------------------------------------------------------------------------- CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the sweep."""
+    p = argparse.ArgumentParser(description="Sweep bench_step over batch sizes.")
+    p.add_argument("--quick", action="store_true", help="tiny arguments (smoke test)")
+    p.add_argument("--write-readme", action="store_true",
+                   help="rewrite the results section of bench/README.md")
+    p.add_argument("--readme", type=Path, default=README, help="the file --write-readme rewrites")
+    p.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="batch sizes N")
+    p.add_argument("--obs-types", nargs="+", default=list(OBS_TYPES),
+                   choices=["coords", "view"], help="observation types swept over N")
+    p.add_argument("--level", default=LEVEL)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    runs, ref = plan(args.quick, args.sizes, args.obs_types, args.level, args.seed)
+    _, summaries = sweep(runs, ref)
+    if args.write_readme:
+        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+        write_readme(args.readme, readme_section(summaries, date))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

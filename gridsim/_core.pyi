@@ -1,0 +1,67 @@
+"""Typed stub of gridsim's compiled kernel (``gridsim/_core.pyx``)."""
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import disjoint_base
+
+DEBUG_BUILD: bool
+
+FLAG_WALKABLE: int
+FLAG_TERMINAL: int
+FLAG_INITIAL: int
+FLAG_STOCHASTIC: int
+FLAG_COLLECTIBLE: int
+ERR_OK: int
+ERR_BAD_ACTION: int
+ERR_NAN_ACTION: int
+ERR_NEEDS_RESET: int
+ERR_BAD_SHAPE: int
+AUTORESET_NEXT_STEP: int
+AUTORESET_SAME_STEP: int
+AUTORESET_DISABLED: int
+AUTORESET_CONTINUE: int
+OBS_KIND_COORDS: int
+OBS_KIND_IMAGE: int
+OBS_KIND_VIEW: int
+
+@disjoint_base
+class NavKernel:
+    """The navigation family's kernel over one ``gridsim.state.NavState``."""
+
+    num_envs: int
+    height: int
+    width: int
+    pad: int
+    row_stride: int
+    map_cells: int
+    obs_kind: int
+    view_size: int
+    pixels_per_cell: int
+    channels_first: int
+    autoreset_mode: int
+    num_actions: int
+    nan_to_zero: int
+    mutable: int
+    planes: int
+    randomize_goals: int
+    clamp: int
+    max_steps: int
+    default_tile: int
+    per_env_table: int
+    err_env: int
+    err_code: int
+
+    def __init__(self, state: object) -> None: ...
+    def reset(self, mask: npt.NDArray[np.uint8]) -> None: ...
+    def sync_outputs(self) -> None: ...
+    def observe(self) -> None: ...
+    def render_rgb(self, i: int, out: npt.NDArray[np.uint8], cell_px: int) -> None: ...
+    def step_i64(self, actions: npt.NDArray[np.int64]) -> int: ...
+    def step_i32(self, actions: npt.NDArray[np.int32]) -> int: ...
+    def step_f32(self, actions: npt.NDArray[np.float32]) -> int: ...
+    def step_f64(self, actions: npt.NDArray[np.float64]) -> int: ...
+
+def rng_stream(state: int, n: int) -> npt.NDArray[np.uint64]: ...
+def rng_samples(state: int, kind: int, a: float, b: float, n: int) -> npt.NDArray[np.float64]: ...
+def rng_bounded(state: int, bound: int, n: int) -> npt.NDArray[np.uint64]: ...
+def rng_stream_seed(key0: int, key1: int, tag: int, counter: int) -> int: ...

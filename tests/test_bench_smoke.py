@@ -1,0 +1,58 @@
+"""Smoke test of bench/: the scripts run with tiny arguments and print JSON lines (no timings)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MACHINE_KEYS = {"cpu_model", "cores", "python", "numpy", "cython", "gymnasium", "gridsim"}
+RUN_KEYS = {
+    "bench", "family", "level", "obs_type", "actions", "mode", "num_envs", "steps", "threads",
+    "bytes_per_env",
+} | MACHINE_KEYS
+REPEAT_KEYS = RUN_KEYS | {"repeat", "seconds", "env_steps_per_s", "ns_per_env_step"}
+SUMMARY_KEYS = RUN_KEYS | {
+    "repeats", "raw_env_steps_per_s", "step_env_steps_per_s", "reference_env_steps_per_s",
+    "step_over_raw", "step_over_reference",
+}
+
+
+def _run(*args: str) -> list[dict]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines, proc.stderr
+    records = [json.loads(line) for line in lines]
+    for rec in records:
+        expected = SUMMARY_KEYS if rec["mode"] == "summary" else REPEAT_KEYS
+        assert expected <= rec.keys(), sorted(expected - rec.keys())
+        assert rec["bench"] == "bench_step"
+    return records
+
+
+def test_bench_scripts_print_json_lines():
+    tiny = ["--num-envs", "8", "--steps", "3", "--repeats", "2", "--warmup", "1",
+            "--reference-envs", "2", "--reference-steps", "3"]
+    records = _run("bench/bench_step.py", "--mode", "all", "--obs-type", "view", *tiny)
+    assert [r["mode"] for r in records] == (
+        ["raw", "step", "step", "raw"] + ["reference"] * 2 + ["summary"]
+    )
+    assert records[-1]["step_over_raw"] is not None
+
+    records = _run("bench/bench_step.py", "--mode", "raw", "--actions", "2d_continuous", *tiny)
+    assert [r["mode"] for r in records] == ["raw", "raw"]
+
+    records = _run("bench/sweep.py", "--quick")
+    modes = {r["mode"] for r in records}
+    assert modes == {"raw", "step", "reference", "summary"}
+    summaries = [r for r in records if r["mode"] == "summary"]
+    assert {(r["num_envs"], r["obs_type"]) for r in summaries} >= {(64, "coords"), (64, "view")}
