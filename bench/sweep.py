@@ -12,7 +12,7 @@ What it runs, in one process (``bench_step``'s functions, no subprocesses):
   {64, 256, 1024, 4096, 16384, 65536, 262144} with ``coords`` and ``view`` (7x7)
   observations, and with ``image`` observations at N = 4096. Each repeat does
   ``ceil(2M / N)`` steps (at least 20, at most 32,768), so at least about two
-  million env-steps; 5 repeats up to N = 16,384 and 3 above.
+  million env-steps; 7 repeats up to N = 16,384 and 5 above.
 * the pure-Python reference once: 64 envs, ``coords``, 200 steps per repeat.
 
 Output: every per-repeat JSON line of ``bench_step`` (``"mode"`` raw, step or
@@ -68,7 +68,7 @@ def plan(quick: bool = False, sizes=SIZES, obs_types=OBS_TYPES, level: str = LEV
                 steps, repeats, warmup = 5, 1, 1
             else:
                 steps = min(max(math.ceil(TARGET_ENV_STEPS / n), MIN_STEPS), MAX_STEPS)
-                repeats = 5 if n <= 16384 else 3
+                repeats = 7 if n <= 16384 else 5
                 warmup = min(max(steps // 5, 5), 2000)
             runs.append(BenchConfig(level=level, num_envs=n, steps=steps, repeats=repeats,
                                     warmup=warmup, obs_type=obs_type, seed=seed,

@@ -318,9 +318,16 @@ cdef class NavKernel:
             # The border is at least the view radius wide, so the view is v plain row copies.
             v = self.view_size
             first = cell - (v // 2) * self.row_stride - v // 2
-            src = &self.grid[self.grid_index[i], 0]
-            for r in range(v):
-                memcpy(dst + r * v, src + first + r * self.row_stride, v)
+            src = &self.grid[self.grid_index[i], 0] + first
+            if v == 7:  # the default: a fixed-size copy compiles to two moves, not a call
+                for r in range(7):
+                    memcpy(dst + r * 7, src + r * self.row_stride, 7)
+            elif v == 5:
+                for r in range(5):
+                    memcpy(dst + r * 5, src + r * self.row_stride, 5)
+            else:
+                for r in range(v):
+                    memcpy(dst + r * v, src + r * self.row_stride, v)
         else:
             self.write_image(i, dst, self.pixels_per_cell, self.channels_first)
 
@@ -443,8 +450,9 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
                 self.paint_cell(i, cell)  # the old cell loses the agent
                 cell = target
         else:
-            # Branch-free: whether a random move hits a wall is unpredictable.
-            cell = target if fl[target] & F_WALKABLE else cell
+            # Branch-free (gcc turns a conditional into a jump here): whether a random move
+            # hits a wall is unpredictable. F_WALKABLE is bit 0.
+            cell += (target - cell) * (fl[target] & F_WALKABLE)
         agent_cell[i] = <int32_t>cell
         # The reward is that of the cell the agent ends on.
         f = fl[cell]

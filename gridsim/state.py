@@ -234,7 +234,7 @@ class NavState:
 
     @property
     def obs_dtype(self) -> type:
-        """dtype of the observation."""
+        """The dtype of the observation."""
         return np.int32 if self.obs_kind == OBS_COORDS else np.uint8
 
     def nbytes_per_env(self) -> float:

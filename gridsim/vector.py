@@ -196,7 +196,7 @@ class GridVectorEnv(VectorEnv):
             seeds_of = [seeds[i] for i in idx]
         # Envs reset without a seed that were never seeded take one from OS entropy.
         seeds_of = [entropy_seed() if s is None and not st.seeded[i] else s
-                    for i, s in zip(idx, seeds_of)]
+                    for i, s in zip(idx, seeds_of, strict=True)]
         new = np.array([s is not None for s in seeds_of], dtype=bool)
         st.episode[idx[~new]] += 1
         new_i = idx[new]
@@ -206,7 +206,7 @@ class GridVectorEnv(VectorEnv):
             st.episode[new_i] = 0
             st.reseed[new_i] = True
             st.seeded[new_i] = True
-            for i, s in zip(new_i, new_s):
+            for i, s in zip(new_i, new_s, strict=True):
                 st.seeds[i] = s
 
     def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):

@@ -13,11 +13,15 @@ from gridsim import _core
 from gridsim.envs.single import SingleEnvView
 from gridsim.levels import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
-from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level
+from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level, read_nav_level
 from gridsim.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState
 from gridsim.vector import AUTORESET_CODES, GridVectorEnv
 
-__all__ = ["NavEnv", "NavVectorEnv", "nav_spaces", "ACTION_TYPES", "OBS_TYPES"]
+__all__ = ["NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES"]
+
+# Level settings (``[meta]`` keys) that are constructor defaults, with their types.
+META_DEFAULTS = {"max_episode_steps": int, "obs_type": str, "actions": str, "alphabet": str,
+                 "view_size": int}
 
 ACTION_TYPES = {
     "1d_discrete": "1d_discrete",
@@ -391,3 +395,15 @@ class NavEnv(SingleEnvView):
     """
 
     vector_class = NavVectorEnv
+
+
+def make_nav_vec(level: str, num_envs: int = 1, **kwargs: Any) -> NavVectorEnv:
+    """A :class:`NavVectorEnv` for a level name, the level's ``[meta]`` settings as defaults."""
+    parsed = read_nav_level(level, kwargs.get("level_directory"))
+    family = parsed.meta.get("family", "nav")
+    if family != "nav":
+        raise ValueError(f"level {level!r} is of family {family!r}; only 'nav' levels exist so far")
+    for key, cast in META_DEFAULTS.items():
+        if key in parsed.meta and key not in kwargs:
+            kwargs[key] = cast(parsed.meta[key])
+    return NavVectorEnv(num_envs=num_envs, level=level, **kwargs)
