@@ -53,7 +53,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Iterable  # noqa: E402
@@ -63,6 +62,7 @@ import gymnasium  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gridsim  # noqa: E402
+from gridsim.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
 from gridsim.envs.nav import ACTION_TYPES, OBS_TYPES  # noqa: E402
 
 MODES = ("raw", "step", "reference")
@@ -98,37 +98,6 @@ class BenchConfig:
 # --------------------------------------------------------------------- machine
 
 
-def cpu_model() -> str:
-    """The CPU's ``model name`` from /proc/cpuinfo, else ``platform.processor()``."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
-
-
-def machine_info() -> dict[str, Any]:
-    """CPU model, core count and the versions of everything on the step path."""
-    try:
-        import Cython
-
-        cython_version = Cython.__version__
-    except ImportError:
-        cython_version = None
-    return {
-        "cpu_model": cpu_model(),
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "cython": cython_version,
-        "gymnasium": gymnasium.__version__,
-        "gridsim": gridsim.__version__,
-    }
-
-
 # ----------------------------------------------------------------- batch setup
 
 
@@ -144,30 +113,11 @@ def make_envs(cfg: BenchConfig) -> gridsim.NavVectorEnv:
     return envs
 
 
-def make_actions(action_space: gymnasium.Space, steps: int, num_envs: int, seed: int) -> np.ndarray:
-    """Valid random actions for ``steps`` calls: int64 (steps, N) or float32 (steps, N, 2)."""
-    rng = np.random.default_rng(seed)
-    if isinstance(action_space, gymnasium.spaces.Discrete):
-        low = int(action_space.start)
-        return rng.integers(low, low + int(action_space.n), size=(steps, num_envs), dtype=np.int64)
-    shape = (steps, num_envs, *action_space.shape)
-    return rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
-
-
 def rows_of(actions: np.ndarray) -> list[np.ndarray]:
     """The per-step action rows as a list of contiguous views (sliced before timing)."""
     rows = [actions[t] for t in range(actions.shape[0])]
     assert all(r.flags.c_contiguous for r in rows)
     return rows
-
-
-def raw_step_fn(envs: gridsim.NavVectorEnv, actions: np.ndarray) -> Callable[[np.ndarray], int]:
-    """The bare kernel entry point for this action dtype."""
-    if actions.dtype == np.int64:
-        return envs.kernel.step_i64
-    if actions.dtype == np.float32:
-        return envs.kernel.step_f32
-    raise TypeError(f"no raw kernel entry point for actions of dtype {actions.dtype}")
 
 
 # ---------------------------------------------------------------------- timing

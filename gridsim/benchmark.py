@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["Measurement", "machine_info", "make_actions", "measure"]
+__all__ = ["Measurement", "machine_info", "make_actions", "measure", "raw_step_fn"]
 
 
 @dataclass
@@ -51,18 +51,23 @@ class Measurement:
         return out
 
 
-def make_actions(envs, steps: int, seed: int = 0) -> np.ndarray:
-    """``steps`` batches of valid random actions for ``envs``, in the dtype the kernel takes."""
+def make_actions(action_space, steps: int, num_envs: int, seed: int = 0) -> np.ndarray:
+    """Valid random actions for ``steps`` calls: int64 (steps, N) or float32 (steps, N, ...)."""
     rng = np.random.default_rng(seed)
-    space = envs.single_action_space
-    if hasattr(space, "n"):
-        return rng.integers(0, space.n, (steps, envs.num_envs), dtype=np.int64)
-    return rng.uniform(-1, 1, (steps, envs.num_envs, *space.shape)).astype(np.float32)
+    if hasattr(action_space, "n"):
+        low = int(action_space.start)
+        return rng.integers(low, low + int(action_space.n), size=(steps, num_envs), dtype=np.int64)
+    shape = (steps, num_envs, *action_space.shape)
+    return rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
 
 
-def _raw_step(envs, actions: np.ndarray):
-    kernel = envs.kernel
-    return kernel.step_i64 if actions.dtype == np.int64 else kernel.step_f32
+def raw_step_fn(envs, actions: np.ndarray):
+    """The bare kernel entry point for actions of this dtype (returns episodes ended, < 0 on error)."""
+    if actions.dtype == np.int64:
+        return envs.kernel.step_i64
+    if actions.dtype == np.float32:
+        return envs.kernel.step_f32
+    raise TypeError(f"no raw kernel entry point for actions of dtype {actions.dtype}")
 
 
 def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
@@ -73,7 +78,7 @@ def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
     them alike. Returns one :class:`Measurement` per mode.
     """
     steps = len(actions)
-    fns = {"raw": _raw_step(envs, actions), "step": envs.step}
+    fns = {"raw": raw_step_fn(envs, actions), "step": envs.step}
     for mode in modes:
         for t in range(min(warmup, steps)):
             result = fns[mode](actions[t])
@@ -101,9 +106,9 @@ def machine_info() -> dict:
 
     import gridsim
 
-    cpu = platform.processor() or platform.machine()
+    cpu = platform.processor() or platform.machine() or "unknown"
     try:
-        with open("/proc/cpuinfo") as f:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
                 if line.startswith("model name"):
                     cpu = line.split(":", 1)[1].strip()

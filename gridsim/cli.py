@@ -23,7 +23,7 @@ def _bench(args) -> int:
         envs = gridsim.NavVectorEnv(num_envs=args.num_envs, level=args.level, obs_type=obs_type,
                                     max_episode_steps=100)
         envs.reset(seed=args.seed)
-        actions = make_actions(envs, args.steps, args.seed)
+        actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)
         raw, step = measure(envs, actions, repeats=args.repeats, level=args.level, obs_type=obs_type)
         envs.close()
         print(f"{obs_type:<12} {raw.env_steps_per_s / 1e6:>10.1f} M/s {step.env_steps_per_s / 1e6:>10.1f} M/s "

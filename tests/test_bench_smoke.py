@@ -8,7 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gridsim
+
 ROOT = Path(__file__).resolve().parents[1]
+# The folder this test imported gridsim from (site-packages when installed): the scripts
+# must use the same build, not the source folder, which may hold no compiled kernel.
+GRIDSIM_HOME = Path(gridsim.__file__).resolve().parents[1]
 
 MACHINE_KEYS = {"cpu_model", "cores", "python", "numpy", "cython", "gymnasium", "gridsim"}
 RUN_KEYS = {
@@ -24,7 +29,7 @@ SUMMARY_KEYS = RUN_KEYS | {
 
 def _run(*args: str) -> list[dict]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
     proc = subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )

@@ -453,6 +453,34 @@ def test_sync_vector_env_over_facades_matches_native_rows(num_envs):
     sync.close()
 
 
+def test_sync_vector_env_same_step_matches_native_final_obs():
+    N = 5
+    native = make_multi(N, autoreset_mode="SameStep")
+
+    def make_one():
+        return gym.wrappers.TimeLimit(NavEnv(world_map=MULTI_START, alphabet="noisy"), 5)
+
+    sync = SyncVectorEnv([make_one] * N, autoreset_mode=AutoresetMode.SAME_STEP)
+    a, _ = native.reset(seed=SEED_OF_ROW[:N])
+    b, _ = sync.reset(seed=SEED_OF_ROW[:N])
+    np.testing.assert_array_equal(a, b)
+    ended = 0
+    for act in random_actions(4, STEPS, list(range(N))):
+        na, sy = native.step(act), sync.step(act)
+        np.testing.assert_array_equal(na[0], sy[0])
+        np.testing.assert_array_equal(na[1].astype(np.float64), sy[1])
+        np.testing.assert_array_equal(na[2], sy[2])
+        np.testing.assert_array_equal(na[3], sy[3])
+        done = na[2] | na[3]
+        if done.any():
+            np.testing.assert_array_equal(na[4]["_final_obs"], sy[4]["_final_obs"])
+            for i in np.flatnonzero(done):
+                np.testing.assert_array_equal(na[4]["final_obs"][i], sy[4]["final_obs"][i])
+            ended += int(done.sum())
+    assert ended >= N
+    sync.close()
+
+
 def test_num_threads_does_not_change_trajectories():
     try:
         env = make_multi(7, num_threads=4)
@@ -870,6 +898,21 @@ def test_copy_false_returns_the_same_buffers_each_call():
     np.testing.assert_array_equal(a[2], [True, False, False])
 
 
+def test_copy_false_same_step_final_obs_are_still_copies():
+    env = NavVectorEnv(2, world_map=CORRIDOR, autoreset_mode="SameStep", copy=False)
+    env.reset(seed=0)
+    env.step(np.array([1, 3]))
+    obs, _, term, _, infos = env.step(np.array([1, 3]))
+    np.testing.assert_array_equal(term, [True, False])
+    final = infos["final_obs"][0]
+    np.testing.assert_array_equal(final, np.array([1, 3], np.int32))
+    for buf in vars(env.state).values():
+        if isinstance(buf, np.ndarray):
+            assert not np.shares_memory(final, buf)
+    env.step(np.array([1, 3]))
+    np.testing.assert_array_equal(final, np.array([1, 3], np.int32))
+
+
 @pytest.mark.parametrize("copy", [True, False])
 @pytest.mark.parametrize("obs_type", ["coords", "image", "view"])
 def test_outputs_have_exact_dtypes_and_are_c_contiguous(copy, obs_type):
@@ -915,6 +958,16 @@ def test_render_rgb_array_returns_tuple_of_frames_with_agent_colour():
         again = env.render()
         assert not np.shares_memory(again[0], frames[0])
         env.step(np.array([0, 3, 0]))
+
+
+def test_render_frames_use_16_pixels_per_cell_whatever_the_obs_layout():
+    env = NavVectorEnv(2, level="nav/room2_small", obs_type="image", pixels_per_cell=2,
+                       channels_first=True, render_mode="rgb_array")
+    env.reset(seed=0)
+    frames = env.render()
+    assert [f.shape for f in frames] == [(96, 176, 3), (96, 176, 3)]
+    s = env.get_state(0)
+    np.testing.assert_array_equal(frames[0], expected_image(s["tiles"], s["pos"], 16, False))
 
 
 def test_render_ansi_returns_tuple_of_strings():
@@ -1131,6 +1184,18 @@ def test_close_is_idempotent_and_blocks_further_use():
     assert env.closed
     with pytest.raises(RuntimeError):
         env.reset(seed=0)
+
+
+def test_get_attr_call_and_set_attr_work_per_env():
+    env = NavVectorEnv(3, world_map=CORRIDOR, max_episode_steps=7)
+    env.reset(seed=0, options={"start": np.array([[1, 1], [1, 2], [1, 3]])})
+    assert env.get_attr("max_episode_steps") == (7, 7, 7)
+    assert [s["pos"] for s in env.call("get_state")] == [(1, 1), (1, 2), (1, 3)]
+    assert env.call("max_episode_steps") == (7, 7, 7)
+    env.set_attr("render_mode", ["ansi"] * 3)
+    assert env.render_mode == "ansi"
+    with pytest.raises(ValueError):
+        env.set_attr("render_mode", ["ansi", None, "ansi"])
 
 
 def test_registered_vector_entry_point_builds_nav_vector_env():

@@ -91,21 +91,26 @@ class NavVectorEnv(GridVectorEnv):
     | ``"1d_discrete"`` (default; alias ``"2d_discrete"``) | ``Discrete(4)`` | 0 up, 1 right, 2 down, 3 left |
     | ``"1d_horizontal"`` | ``Discrete(2)`` | 0 right, 1 left |
     | ``"1d_vertical"`` | ``Discrete(2)`` | 0 down, 1 up |
-    | ``"2d_continuous"`` | ``Box(-1, 1, (2,), float32)`` | clipped to [-1, 1]; each axis moves -1 below -0.5, +1 from 0.5 |
+    | ``"2d_continuous"`` | ``Box(-1, 1, (2,), float32)`` | (d_row, d_col) clipped to [-1, 1], see below |
 
+    A continuous action moves each axis by -1 below -0.5, by +1 from 0.5 up, else 0.
     A move target is clamped into the map; the agent moves only if the target is
     accessible. Continuous moves may be diagonal (only the destination is checked).
     Out-of-range discrete actions and NaN continuous actions raise
     :class:`gridsim.InvalidActionError` before any env is stepped
-    (``nan_action="zero"`` treats NaN components as 0 instead, as the spec's PixelWorld does).
+    (``nan_action="zero"`` treats NaN components as 0 instead).
 
     ## Observation Space
 
     | ``obs_type=`` | dtype, shape | content |
     |---|---|---|
     | ``"coords"`` (default; alias ``"xy"``) | int32 (2,) | ``[row, col]`` of the agent |
-    | ``"image"`` | uint8 (H, W, 3), or (3, H, W) with ``channels_first=True`` | one pixel per cell (``pixels_per_cell`` upscales), current colours, agent in the agent colour |
-    | ``"view"`` | uint8 (v, v) | tile ids of the v x v cells centred on the agent (``view_size``, default 7); 0 outside the map |
+    | ``"image"`` | uint8 (H, W, 3); (3, H, W) if ``channels_first`` | one pixel per cell, see below |
+    | ``"view"`` | uint8 (v, v) | tile ids of the v x v cells centred on the agent |
+
+    The image shows each cell in its current colour and the agent's cell in the agent
+    colour; ``pixels_per_cell=k`` upscales it by k. The view's side is ``view_size``
+    (default 7); tile id 0 is outside the map, symbol k of the alphabet is id k + 1.
 
     ## Rewards
 
