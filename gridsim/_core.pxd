@@ -19,6 +19,7 @@ cdef enum:
     E_NAN_ACTION = 2    # NaN in a continuous action (nan_action="error")
     E_NEEDS_RESET = 3   # DISABLED mode: stepping an env that ended without a reset
     E_BAD_SHAPE = 4     # action array of the wrong length
+    E_INTERNAL = 5      # debug builds: an index escaped its array (a kernel bug)
 
 # Autoreset modes; CONTINUE is the single-env view's (no reset, no error, no statistics).
 cdef enum:

@@ -40,6 +40,7 @@ ERR_BAD_ACTION = E_BAD_ACTION
 ERR_NAN_ACTION = E_NAN_ACTION
 ERR_NEEDS_RESET = E_NEEDS_RESET
 ERR_BAD_SHAPE = E_BAD_SHAPE
+ERR_INTERNAL = E_INTERNAL
 AUTORESET_NEXT_STEP = AR_NEXT_STEP
 AUTORESET_SAME_STEP = AR_SAME_STEP
 AUTORESET_DISABLED = AR_DISABLED
@@ -444,6 +445,11 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
         code = code_of[actions[i]]
         cell = agent_cell[i]
         target = self.target_cell(cell, code) if clamp else cell + delta[code]
+        if GRIDSIM_DEBUG and not (0 <= cell < map_cells and 0 <= target < map_cells):
+            # Raw pointers escape Cython's bounds checks; the debug build checks them here.
+            self.err_env = <int>i
+            self.err_code = E_INTERNAL
+            return -1
         if obs_kind == OBS_IMAGE:
             if (fl[target] & F_WALKABLE) and target != cell:
                 agent_cell[i] = <int32_t>target

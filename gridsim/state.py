@@ -179,7 +179,9 @@ class NavState:
                 self._pad(constant_reward_table(m, planes, self.randomize_goals)) for m in maps
             ])  # (M, planes, C)
             self.reward_index = self.map_id.copy()
-        self.agent_cell = np.zeros(N, np.int32)  # (N,) the agent's cell
+        # (N,) the agent's cell; a valid cell even before the first reset, so no step can
+        # ever index outside the map.
+        self.agent_cell = self.start_cells[self.map_id, 0].copy()
         self.step_count = np.zeros(N, np.int32)
         self.episode = np.zeros(N, np.int64)
         self.key = np.zeros((N, 2), np.uint64)  # 128-bit key per env

@@ -104,6 +104,7 @@ class GridVectorEnv(VectorEnv):
             "render_fps": render_fps,
         }
         self._window = None
+        self._was_reset = False
 
     def _finish_init(self):
         """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
@@ -147,6 +148,7 @@ class GridVectorEnv(VectorEnv):
         self._apply_reset_options(mask, family_options)
         self._seed_envs(mask, seeds)
         self.kernel.reset(mask.view(np.uint8))
+        self._was_reset = True
         obs = self._output(self.state.obs)
         return obs, self._reset_infos(mask)
 
@@ -222,6 +224,8 @@ class GridVectorEnv(VectorEnv):
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env; see the class docstring for the autoreset timelines."""
+        if not self._was_reset:
+            raise gym.error.ResetNeeded("call reset() before step()")
         try:  # fast path: a contiguous array of a dtype the kernel takes as it is
             n_done = self._step_by_dtype[actions.dtype](actions)
         except (AttributeError, KeyError, TypeError, ValueError):
@@ -357,6 +361,7 @@ class GridVectorEnv(VectorEnv):
             np.copyto(dst, state[name])
         st.seeds[:] = list(state["seeds"])
         self.kernel.sync_outputs()
+        self._was_reset = True
 
     # ----------------------------------------------------------------- render
 

@@ -42,6 +42,9 @@ NUM_ACTIONS = {"1d_discrete": 4, "1d_horizontal": 2, "1d_vertical": 2}
 STATE_KEYS = ("pos", "step", "tiles", "episode", "key", "rng", "return", "needs_reset")
 U64 = st.integers(0, 2**64 - 1)
 
+# Random maps often wall their goals off from every start; the warning is expected here.
+pytestmark = pytest.mark.filterwarnings("ignore::gridsim.levels.LevelWarning")
+
 # Extra symbols, defined in the level's [legend]: character -> properties (no reward).
 EXTRA_SYMBOLS = {
     "c": "collectible color=255,215,0",
@@ -452,7 +455,7 @@ def run_episode_program(data, cfg: dict, max_ops: int):
 
 # --------------------------------------------------------------------------- tests
 
-FAST = settings(deadline=None, max_examples=60,
+FAST = settings(deadline=None, max_examples=100,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 THOROUGH = settings(deadline=None, max_examples=1500,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -616,3 +619,26 @@ def test_reference_env_matches_single_env_facade(level, alphabet):
             k: v for k, v in env.get_state().items() if k != "needs_reset"
         }
     env.close()
+
+
+@pytest.mark.xfail(
+    reason="set_state with a 'key' keeps the fixed-reward table drawn for the old key, so "
+    "two rows with equal get_state() dicts pay different rewards",
+    strict=True,
+)
+def test_set_state_key_gives_the_reference_table_of_that_key():
+    """A state dict moved from row 1 to row 0 must make row 0 behave like row 1.
+
+    The fixed rewards are a function of the key (drawn from its table stream), so
+    after ``set_state({"key": k, ...})`` the reference draws its table from ``k``.
+    """
+    envs = NavVectorEnv(2, level="nav/room2_small", alphabet="noisy")
+    envs.reset(seed=0)
+    moved = envs.get_state(1)
+    envs.set_state(moved, 0)
+    assert envs.get_state(0) == moved
+    ref = {**moved, "table": draw_reward_table(envs.level, moved["key"])}
+    expected, _, _ = nav_step(envs.level, ref, 0)
+    _, rewards, _, _, _ = envs.step(np.array([0, 0]))
+    assert rewards[1] == expected
+    assert rewards[0] == expected, f"row 0 paid {rewards[0]}, row 1 and the reference {expected}"

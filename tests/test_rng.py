@@ -113,7 +113,7 @@ def test_rng_stream_seed_streams_differ_by_tag_and_counter():
 def test_derive_keys_match_seed_sequence():
     keys = pyrng.derive_keys([0, 1, 12345], mixer_seed=7)
     assert keys.dtype == np.uint64 and keys.shape == (3, 2)
-    for row, s in zip(keys, [0, 1, 12345]):
+    for row, s in zip(keys, [0, 1, 12345], strict=True):
         expected = np.random.SeedSequence([s, 7]).generate_state(2, np.uint64)
         np.testing.assert_array_equal(row, expected)
 

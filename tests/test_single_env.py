@@ -291,7 +291,7 @@ def test_facade_rejects_invalid_continuous_action(action):
     assert env.get_state() == before
 
 
-def test_facade_continuous_action_moves():
+def test_facade_continuous_action_moves_with_clipping():
     env = NavEnv(level="nav/room5_medium_walls", actions="2d_continuous")
     env.reset(seed=0)
     env.set_state({"pos": (7, 3)})
@@ -333,7 +333,7 @@ def test_facade_set_state_returns_fresh_obs():
     np.testing.assert_array_equal(obs, np.array([6, 2], np.int32))
 
 
-def test_facade_metadata_and_spaces():
+def test_facade_metadata_and_spaces_match_the_vector_row():
     env = NavEnv(level="nav/room2_small", obs_type="image")
     assert "autoreset_mode" not in env.metadata
     assert env.metadata["render_fps"] == 10
@@ -342,7 +342,7 @@ def test_facade_metadata_and_spaces():
     assert env.action_space == gym.spaces.Discrete(4)
 
 
-def test_facade_render_modes():
+def test_facade_render_modes_return_frame_and_text():
     env = NavEnv(level="nav/room1_small", render_mode="rgb_array")
     env.reset(seed=0)
     frame = env.render()

@@ -140,7 +140,7 @@ def test_dict_info_to_list_converts_same_step_final_info():
     assert infos[1] == {}
 
 
-def test_dtype_observation_and_action_wrappers_work():
+def test_dtype_observation_and_action_wrappers_convert_and_clip():
     env = DtypeObservation(NavVectorEnv(2, level="nav/room1_small", obs_type="image"), np.float32)
     obs, _ = env.reset(seed=0)
     assert obs.dtype == np.float32 and obs.shape == (2, 6, 6, 3)

@@ -1,0 +1,55 @@
+"""The kernel's contract with Python: shared constants, memory safety before reset, error codes."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim import _core
+from gridsim.nav import alphabet
+
+
+def test_flag_bits_match_between_kernel_and_python():
+    assert alphabet.F_WALKABLE == _core.FLAG_WALKABLE
+    assert alphabet.F_TERMINAL == _core.FLAG_TERMINAL
+    assert alphabet.F_INITIAL == _core.FLAG_INITIAL
+    assert alphabet.F_STOCHASTIC == _core.FLAG_STOCHASTIC
+    assert alphabet.F_COLLECTIBLE == _core.FLAG_COLLECTIBLE
+    # Per-cell flag maps are uint8: every bit must fit in a byte.
+    assert max(alphabet.F_WALKABLE, alphabet.F_COLLECTIBLE) < 256
+
+
+def test_step_before_reset_raises_reset_needed():
+    envs = gridsim.NavVectorEnv(num_envs=3, level="nav/room1_small")
+    with pytest.raises(gym.error.ResetNeeded):
+        envs.step(np.zeros(3, np.int64))
+
+
+def test_state_before_reset_is_a_valid_start_cell():
+    envs = gridsim.NavVectorEnv(num_envs=2, level="nav/room5_medium")
+    assert envs.get_state(1)["pos"] == (1, 1)
+
+
+def test_unknown_kernel_error_code_becomes_gridsim_error():
+    envs = gridsim.NavVectorEnv(num_envs=2, level="nav/room1_small")
+    envs.reset(seed=0)
+    err = envs._kernel_error(np.zeros(2, np.int64))  # no error pending: code 0 is not an action error
+    assert isinstance(err, gridsim.GridSimError)
+
+
+def test_debug_build_flag_is_a_bool():
+    assert isinstance(_core.DEBUG_BUILD, bool)
+
+
+@pytest.mark.parametrize("level", ["nav/room1_small", "nav/open64"])
+def test_long_random_walk_keeps_agents_inside_the_map(level):
+    envs = gridsim.NavVectorEnv(num_envs=64, level=level, actions="2d_continuous", max_episode_steps=50)
+    envs.reset(seed=3)
+    rng = np.random.default_rng(0)
+    H, W = envs.level.height, envs.level.width
+    for _ in range(300):
+        obs, *_ = envs.step(rng.uniform(-1.5, 1.5, (64, 2)).astype(np.float32))
+        assert (obs[:, 0] >= 0).all() and (obs[:, 0] < H).all()
+        assert (obs[:, 1] >= 0).all() and (obs[:, 1] < W).all()
+        walkable = envs.level.walkable[obs[:, 0], obs[:, 1]]
+        assert walkable.all()
