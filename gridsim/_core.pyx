@@ -239,6 +239,14 @@ cdef class NavKernel:
                     self.reset_one(i)
                     self.write_obs(i, False)
 
+    def redraw_table(self, Py_ssize_t i):
+        """Draw env i's fixed-reward table from its current key (after a key is injected)."""
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"env index {i} out of range for {self.num_envs} envs")
+        if self.per_env_table:
+            with nogil:
+                self.draw_table(i)
+
     def sync_outputs(self):
         """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
         cdef Py_ssize_t i

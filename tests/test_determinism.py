@@ -17,6 +17,9 @@ import pytest
 import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
 
+# PixelWorld-v0..v4 are different tasks, not old versions of v5; gymnasium warns anyway.
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+
 PIXELWORLD_IDS = [f"gridsim/PixelWorld-v{v}" for v in range(6)]
 NOISY_IDS = PIXELWORLD_IDS[1:]
 EXPECTED_REGISTRY_SIZE = 16

@@ -16,6 +16,9 @@ import pytest
 import gridsim  # noqa: F401  (registers the ids)
 from gridsim.envs import NavEnv, NavVectorEnv
 
+# PixelWorld-v0..v4 are different tasks, not old versions of v5; gymnasium warns anyway.
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+
 UP, RIGHT, DOWN, LEFT = 0, 1, 2, 3
 MOVES = {UP: (-1, 0), RIGHT: (0, 1), DOWN: (1, 0), LEFT: (0, -1)}
 AGENT = (50, 205, 50)

@@ -285,7 +285,8 @@ class NavVectorEnv(GridVectorEnv):
         map rows as text: collected cells and removed goals show the default symbol);
         ``episode`` (episode counter); ``key`` (the two 64-bit halves of the env's
         key); ``rng`` (episode stream state); ``return`` (episode return so far);
-        ``needs_reset`` (the episode ended and a reset is pending).
+        ``needs_reset`` (the episode ended and a reset is pending). The fixed-reward
+        table follows from ``key`` (drawn again when a key is injected).
         """
         i = self._index(index)
         st = self.state
@@ -336,6 +337,7 @@ class NavVectorEnv(GridVectorEnv):
         if "key" in state:
             st.key[i] = [int(v) for v in state["key"]]
             st.seeded[i] = True
+            self.kernel.redraw_table(i)  # fixed rewards belong to the key
         if "rng" in state:
             st.rng[i] = int(state["rng"])
         if "return" in state:
