@@ -477,7 +477,7 @@ def run_episode_program(data, cfg: dict, max_ops: int):
 
 FAST = settings(deadline=None, max_examples=100,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-THOROUGH = settings(deadline=None, max_examples=1500,
+THOROUGH = settings(deadline=None, max_examples=400,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
