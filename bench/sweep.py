@@ -49,7 +49,7 @@ MIN_STEPS, MAX_STEPS = 20, 32_768
 BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
 README = Path(__file__).resolve().parent / "README.md"
 
-# DESIGN.md's targets at N = 4096, one thread, through step().
+# gridsim's targets at N = 4096, one thread, through step().
 TARGETS = {"coords": 120e6, "view": 40e6}
 TARGET_STEP_OVER_RAW = 0.8
 

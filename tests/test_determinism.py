@@ -1,4 +1,4 @@
-"""Determinism in both directions and across batch sizes (STYLE.md §7, gymnasium_vector.md §3).
+"""Determinism in both directions and across batch sizes.
 
 * The same seed gives identical rollouts; a different seed gives a different one
   wherever the env has randomness (noisy tables, several starts, stochastic symbols,

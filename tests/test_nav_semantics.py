@@ -1,4 +1,4 @@
-"""PixelWorld semantics (specs/pixelworld.md §3-§7, §11) that are not about Gymnasium conformance.
+"""PixelWorld semantics that are not about Gymnasium conformance.
 
 Reward timing, optimal returns of the shipped maps, the noisy per-seed reward table,
 stochastic and collectible symbols, image and view observations, randomized goals
@@ -27,7 +27,7 @@ WALL = (0, 0, 0)
 GOAL = (50, 50, 255)
 GOLD = (255, 215, 0)
 
-# The seven original maps: stem -> (S, goal, path length), from specs/pixelworld.md §7.
+# The seven original maps: stem -> (S, goal, path length), as documented in docs/levels.md.
 ORIGINAL_MAPS = {
     "room1": ((4, 1), (1, 9), 11),
     "room1_small": ((4, 1), (1, 4), 6),
@@ -691,7 +691,7 @@ def test_reset_start_option_on_the_facade():
     env.close()
 
 
-# --------------------------------------------------------------------------- actions (§4, §11)
+# --------------------------------------------------------------------------- actions
 
 
 def wall_model_step(rows, pos, move):

@@ -14,7 +14,7 @@ def row(r, c0, c1):
     return [(r, c) for c in range(c0, c1 + 1)]
 
 
-# (map, split, order) -> (train cells, test cells), from the spec's table.
+# (map, split, order) -> (train cells, test cells), the sampler's documented test vectors.
 VECTORS = [
     ("room1_small", 50, "distance",
      [(3, 1), (4, 2), (3, 2), (2, 1), (4, 3), (2, 2), (3, 3)],

@@ -1,4 +1,4 @@
-"""Pure-Python reference of the navigation family (specs/pixelworld.md), one env at a time.
+"""Pure-Python reference of the navigation family, one env at a time.
 
 The state of one env is a plain dict (the same keys as ``NavVectorEnv.get_state``):
 
