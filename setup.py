@@ -44,6 +44,7 @@ setup(
         "gridsim",
         "gridsim.nav",
         "gridsim.envs",
+        "gridsim.roboman",
         "gridsim.reference",
         "gridsim.builtin_levels",
     ],

@@ -111,3 +111,79 @@ cdef class NavKernel:
     cdef void write_image(self, Py_ssize_t i, uint8_t* out, int k, bint chw) noexcept nogil
     cdef void paint_cell(self, Py_ssize_t i, Py_ssize_t cell) noexcept nogil
     cdef Py_ssize_t target_cell(self, Py_ssize_t cell, int code) noexcept nogil
+
+
+# Roboman observation kinds.
+cdef enum:
+    ROBO_OBS_VECTOR = 0  # float32 (11 [+ K],): agent, then (x, y, status) per object [+ task one-hot]
+    ROBO_OBS_GRID = 1    # uint8 (7, 7, 4): agent plane, then one plane per object (stack level)
+
+# Roboman goal kinds (gridsim.roboman.tasks.TASK_KINDS, same order).
+cdef enum:
+    G_LIFT = 0
+    G_TOUCH = 1
+    G_CENTER = 2
+    G_CORNER = 3
+    G_TOUCH_WITH = 4
+    G_CLOSE = 5
+    G_FAR = 6
+    G_STACK = 7
+
+
+cdef class RobomanKernel:
+    # ---- sizes and options ----
+    cdef readonly int num_envs
+    cdef readonly int autoreset_mode
+    cdef readonly int obs_kind, obs_size
+    cdef readonly int task_in_obs, num_tasks
+    cdef readonly int exclude_solved
+    cdef public int64_t max_steps        # truncated on the step where timer == max_steps
+
+    # ---- tables ----
+    cdef const int8_t[::1] task_kind      # (36,) goal kind of each task id
+    cdef const int8_t[::1] task_x         # (36,) X object
+    cdef const int8_t[::1] task_y         # (36,) Y object, -1 for one-object tasks
+    cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
+
+    # ---- per-env state (owned by gridsim.state.RobomanState); -1 means None ----
+    cdef int8_t[:, ::1] agent             # (N, 2) (x, y)
+    cdef int8_t[:, :, ::1] obj_pos        # (N, 3, 2) stored (x, y) of red, green, blue
+    cdef int8_t[:, ::1] above             # (N, 3) object directly on top, or -1
+    cdef int8_t[:, ::1] below             # (N, 3) object directly under, or -1
+    cdef int8_t[::1] held                 # (N,) lifted object, or -1
+    cdef int64_t[::1] timer               # (N,) steps in this episode
+    cdef int16_t[::1] task                # (N,) current task id
+    cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
+    cdef int64_t[::1] episode             # (N,)
+    cdef uint64_t[:, ::1] key             # (N, 2)
+    cdef uint64_t[::1] rng                # (N,) episode stream state
+    cdef double[::1] ep_return            # (N,)
+    cdef uint8_t[::1] needs_reset         # (N,) bool
+    cdef uint8_t[::1] reseed              # (N,) bool: cleared at reset (no per-seed tables here)
+
+    # ---- outputs ----
+    cdef float[:, ::1] obs_f32            # (N, obs_size) vector observations
+    cdef uint8_t[:, ::1] obs_u8           # (N, 196) grid observations
+    cdef float[:, ::1] final_f32
+    cdef uint8_t[:, ::1] final_u8
+    cdef int8_t[:, ::1] action_mask       # (N, 7) 1 = masked out
+    cdef int8_t[:, ::1] final_action_mask # (N, 7) SAME_STEP: the mask of the final state
+    cdef uint8_t[::1] final_mask          # (N,) bool
+    cdef float[::1] rewards
+    cdef uint8_t[::1] terminated
+    cdef uint8_t[::1] truncated
+    cdef uint8_t[::1] stat_mask
+    cdef double[::1] stat_return
+    cdef int32_t[::1] stat_length
+    cdef uint8_t[::1] stat_success        # (N,) bool: the episode ended terminated
+    cdef int32_t[::1] ended_rows
+    cdef Py_ssize_t n_ended
+
+    cdef readonly int err_env, err_code
+
+    cdef int top(self, Py_ssize_t i) noexcept nogil
+    cdef bint goal(self, Py_ssize_t i) noexcept nogil
+    cdef void place(self, Py_ssize_t i) noexcept nogil
+    cdef void reset_one(self, Py_ssize_t i) noexcept nogil
+    cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil
+    cdef void write_mask(self, Py_ssize_t i, int8_t* m) noexcept nogil

@@ -45,8 +45,11 @@ class LevelNotFoundError(FileNotFoundError):
         super().__init__(f"level {name!r} not found; tried:\n{lines}")
 
 
-class InvalidActionError(ValueError):
-    """An action is outside the action space (out of range, wrong shape or dtype, NaN)."""
+class InvalidActionError(ValueError, AssertionError):
+    """An action is outside the action space (out of range, wrong shape or dtype, NaN).
+
+    It is also an ``AssertionError``, which is what gridroboman raised for bad actions.
+    """
 
 
 class GridSimError(RuntimeError):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import gymnasium as gym
 
 from gridsim.levels import builtin_level_names, read_level
+from gridsim.roboman.tasks import OBJECT_NAMES, TASK_KINDS, TASKS
 
 __all__ = ["PIXELWORLD_IDS", "register_all", "registered_ids"]
 
 NAV_ENTRY = {"entry_point": "gridsim.envs:NavEnv", "vector_entry_point": "gridsim.envs:NavVectorEnv"}
+ROBOMAN_ENTRY = {"entry_point": "gridsim.envs:RobomanEnv", "vector_entry_point": "gridsim.envs:RobomanVectorEnv"}
 
 # The original PixelWorld ids: version -> (alphabet, map stem).
 PIXELWORLD_IDS = {
@@ -29,7 +31,7 @@ def _register(env_id: str, max_episode_steps: int | None, kwargs: dict, entry: d
 
 
 def register_all():
-    """Register ``gridsim/PixelWorld-v0..v5`` and ``gridsim/Nav-<level>-v0`` for every nav level."""
+    """Register every id: PixelWorld-v0..v5, Nav-<level>-v0 per nav level, Gridroboman-<Task>-v0 per task."""
     for version, (alphabet, stem) in PIXELWORLD_IDS.items():
         _register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS,
                   {"level": f"nav/{stem}", "alphabet": alphabet}, NAV_ENTRY)
@@ -41,6 +43,13 @@ def register_all():
                 kwargs[key] = meta[key]
         steps = int(meta.get("max_episode_steps", DEFAULT_MAX_STEPS))
         _register(f"gridsim/Nav-{name.split('/', 1)[1]}-v0", steps, kwargs, NAV_ENTRY)
+    # Gridroboman truncates by itself (timer == 50), so no spec-level limit: a TimeLimit
+    # wrapper would truncate with >= instead.
+    for task in TASKS:
+        kind = TASK_KINDS[task.kind].replace("{X}", "X").replace("{Y}", "Y")
+        kwargs = {"task": kind, "x_obj": OBJECT_NAMES[task.x_obj],
+                  "y_obj": OBJECT_NAMES[task.y_obj] if task.y_obj >= 0 else -1}
+        _register(task.env_id, None, kwargs, ROBOMAN_ENTRY)
 
 
 def registered_ids() -> list[str]:

@@ -279,3 +279,90 @@ def constant_reward_table(level: NavLevel, planes: int, randomize_goals: bool) -
         alt = 0.0 if a.flags[d] & F_STOCHASTIC else a.dist_a[d]
         table[1] = np.where(changeable, alt, own)
     return table
+
+
+class RobomanState:
+    """All arrays of a batch of gridroboman envs.
+
+    Positions are ``(x, y)`` (column, row), as in the original; -1 stands for None
+    in the link and held fields. Every field is stored verbatim.
+
+    Args:
+        num_envs: N.
+        task_set: task ids (rows of ``gridsim.roboman.TASKS``) an env draws from at reset.
+        obs_kind: 0 for the 11-float vector, 1 for the 7 x 7 x 4 grid.
+        task_in_obs: append a one-hot of the env's task (over ``task_set``) to the vector.
+        autoreset_mode: the kernel's AUTORESET_* code.
+        max_steps: truncated on the step where the timer reaches it.
+        exclude_solved: redraw placements whose goal already holds.
+    """
+
+    DYNAMIC = (
+        "agent", "obj_pos", "above", "below", "held", "timer", "task", "task_slot", "episode", "key",
+        "rng", "ep_return", "needs_reset", "reseed", "seeded", "obs", "final_obs", "action_mask",
+        "final_action_mask", "final_mask", "rewards", "terminated", "truncated", "stat_mask",
+        "stat_return", "stat_length", "stat_success",
+    )
+
+    def __init__(self, num_envs: int, task_set: Sequence[int], *, obs_kind: int = 0,
+                 task_in_obs: bool = False, autoreset_mode: int = 0, max_steps: int = 50,
+                 exclude_solved: bool = False):
+        from gridsim.roboman.tasks import TASKS
+
+        N = int(num_envs)
+        self.num_envs = N
+        self.obs_kind = obs_kind
+        self.task_in_obs = int(bool(task_in_obs))
+        self.autoreset_mode = autoreset_mode
+        self.max_steps = int(max_steps)
+        self.exclude_solved = int(bool(exclude_solved))
+        # ---- tables
+        self.task_kind = np.array([t.kind for t in TASKS], np.int8)  # (36,)
+        self.task_x = np.array([t.x_obj for t in TASKS], np.int8)  # (36,)
+        self.task_y = np.array([t.y_obj for t in TASKS], np.int8)  # (36,)
+        self.task_set = np.asarray(task_set, np.int16)  # (K,)
+        for arr in (self.task_kind, self.task_x, self.task_y, self.task_set):
+            arr.setflags(write=False)
+        # ---- per-env state
+        first = self.task_set[0]
+        self.agent = np.zeros((N, 2), np.int8)  # (N, 2) (x, y)
+        self.obj_pos = np.zeros((N, 3, 2), np.int8)  # (N, 3, 2) (x, y) of red, green, blue
+        self.above = np.full((N, 3), -1, np.int8)  # (N, 3) object on top, -1 = None
+        self.below = np.full((N, 3), -1, np.int8)  # (N, 3) object underneath, -1 = None
+        self.held = np.full(N, -1, np.int8)  # (N,) lifted object, -1 = None
+        self.timer = np.zeros(N, np.int64)  # (N,) steps in this episode
+        self.task = np.full(N, first, np.int16)  # (N,) task id
+        self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set
+        self.episode = np.zeros(N, np.int64)
+        self.key = np.zeros((N, 2), np.uint64)
+        self.rng = np.zeros(N, np.uint64)
+        self.ep_return = np.zeros(N, np.float64)
+        self.needs_reset = np.zeros(N, np.bool_)
+        self.reseed = np.zeros(N, np.bool_)
+        self.seeds: list[int | None] = [None] * N
+        self.seeded = np.zeros(N, np.bool_)
+        # ---- outputs
+        self.obs = np.zeros((N, *self.obs_shape), np.float32 if obs_kind == 0 else np.uint8)
+        self.final_obs = np.zeros_like(self.obs)
+        self.action_mask = np.zeros((N, 7), np.int8)  # (N, 7) 1 = masked out
+        self.final_action_mask = np.zeros((N, 7), np.int8)
+        self.final_mask = np.zeros(N, np.bool_)
+        self.rewards = np.zeros(N, np.float32)
+        self.terminated = np.zeros(N, np.bool_)
+        self.truncated = np.zeros(N, np.bool_)
+        self.stat_mask = np.zeros(N, np.bool_)
+        self.stat_return = np.zeros(N, np.float64)
+        self.stat_length = np.zeros(N, np.int32)
+        self.stat_success = np.zeros(N, np.bool_)
+        self.ended_rows = np.zeros(N, np.int32)  # scratch
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        """Shape of one env's observation."""
+        if self.obs_kind == 0:
+            return (11 + (len(self.task_set) if self.task_in_obs else 0),)
+        return (7, 7, 4)
+
+    def nbytes_per_env(self) -> float:
+        """Bytes of state and output buffers per env."""
+        return sum(getattr(self, n).nbytes for n in self.DYNAMIC + ("ended_rows",)) / self.num_envs

@@ -111,18 +111,12 @@ class GridVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         k = self.kernel
-        self._step_by_dtype = {
-            np.dtype(np.int64): k.step_i64,
-            np.dtype(np.int32): k.step_i32,
-            np.dtype(np.float32): k.step_f32,
-            np.dtype(np.float64): k.step_f64,
-        }
         if isinstance(self.single_action_space, gym.spaces.Discrete):
             self._action_shape = (self.num_envs,)
-            del self._step_by_dtype[np.dtype(np.float32)], self._step_by_dtype[np.dtype(np.float64)]
+            self._step_by_dtype = {np.dtype(np.int64): k.step_i64, np.dtype(np.int32): k.step_i32}
         else:
             self._action_shape = (self.num_envs, *self.single_action_space.shape)
-            del self._step_by_dtype[np.dtype(np.int64)], self._step_by_dtype[np.dtype(np.int32)]
+            self._step_by_dtype = {np.dtype(np.float32): k.step_f32, np.dtype(np.float64): k.step_f64}
 
     # ------------------------------------------------------------------ reset
 
@@ -240,23 +234,38 @@ class GridVectorEnv(VectorEnv):
         else:
             obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
         infos: dict[str, Any] = {}
+        if self.has_step_infos:
+            self._step_infos(infos)
         if n_done:
             self._ended_infos(infos)
         if self.obs_dtype is not None:
             obs = obs.astype(self.obs_dtype)
         return obs, rewards, terminated, truncated, infos
 
+    # Families with per-step infos set this and override _step_infos (and _final_step_infos).
+    has_step_infos = False
+    # Extra episode statistics: info name -> state array (e.g. "success" -> "stat_success").
+    stat_extras: dict[str, str] = {}
+
+    def _step_infos(self, infos: dict):
+        """Family hook: the infos of every step (for example action masks)."""
+
+    def _final_step_infos(self, infos: dict, ended: np.ndarray):
+        """Family hook: under SAME_STEP, the step infos of the final states of ``ended`` rows."""
+
     def _ended_infos(self, infos: dict):
         st = self.state
         ended = st.stat_mask.copy()
         terminal_info: dict[str, Any] = {}
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            self._final_step_infos(terminal_info, ended)
         if self.episode_stats:
-            terminal_info["episode_stats"] = {
-                "return": st.stat_return.copy(),
-                "_return": ended,
-                "length": st.stat_length.copy(),
-                "_length": ended,
-            }
+            stats = {"return": st.stat_return.copy(), "_return": ended,
+                     "length": st.stat_length.copy(), "_length": ended}
+            for name, attr in self.stat_extras.items():
+                stats[name] = getattr(st, attr).copy()
+                stats["_" + name] = ended
+            terminal_info["episode_stats"] = stats
             terminal_info["_episode_stats"] = ended
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             final_obs = np.full(self.num_envs, None, dtype=object)
@@ -270,7 +279,8 @@ class GridVectorEnv(VectorEnv):
             infos["_final_obs"] = ended
             infos["final_info"] = terminal_info
             infos["_final_info"] = ended
-            infos.update(self._reset_infos(ended))
+            # The top-level step infos already describe each row's current state: the new
+            # episode's first state on the rows that just reset.
         else:
             infos.update(terminal_info)
 

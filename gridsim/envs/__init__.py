@@ -1,6 +1,7 @@
 """The environments of every family: ``<Family>VectorEnv`` and its single-env view ``<Family>Env``."""
 
 from gridsim.envs.nav import NavEnv, NavVectorEnv
+from gridsim.envs.roboman import RobomanEnv, RobomanVectorEnv
 from gridsim.envs.single import SingleEnvView
 
-__all__ = ["NavEnv", "NavVectorEnv", "SingleEnvView"]
+__all__ = ["NavEnv", "NavVectorEnv", "RobomanEnv", "RobomanVectorEnv", "SingleEnvView"]

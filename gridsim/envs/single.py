@@ -43,12 +43,13 @@ class SingleEnvView(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        obs, _ = self._vec.reset(seed=None if seed is None else [seed], options=options)
-        return obs[0].copy(), {}
+        obs, infos = self._vec.reset(seed=None if seed is None else [seed], options=options)
+        return obs[0].copy(), self._row_info(infos)
 
     def step(self, action):
         """One step; the action must be in ``action_space``."""
-        a = np.asarray(action)
+        # A Python bool counts as an int (True = 1), as it does for the originals; numpy.bool_ does not.
+        a = np.asarray(int(action) if isinstance(action, bool) else action)
         if isinstance(self.action_space, gym.spaces.Discrete):
             if a.shape != () or a.dtype.kind not in "iu":
                 from gridsim.errors import InvalidActionError
@@ -65,10 +66,15 @@ class SingleEnvView(gym.Env):
                     f"action must have shape {self.action_space.shape}, got {a.shape}"
                 )
             self._actions[0] = a
-        obs, reward, term, trunc, _ = self._vec.step(self._actions)
+        obs, reward, term, trunc, infos = self._vec.step(self._actions)
         if self.render_mode == "human":
             self.render()
-        return obs[0].copy(), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
+        return obs[0].copy(), float(reward[0]), bool(term[0]), bool(trunc[0]), self._row_info(infos)
+
+    @staticmethod
+    def _row_info(infos: dict) -> dict:
+        """Row 0 of the vector env's per-step info arrays (e.g. an action mask)."""
+        return {k: v[0].copy() for k, v in infos.items() if not k.startswith("_") and isinstance(v, np.ndarray)}
 
     def render(self):
         """``rgb_array``: a uint8 (H, W, 3) frame; ``ansi``: a string; ``human``: a window."""

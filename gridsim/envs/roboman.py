@@ -1,0 +1,346 @@
+"""The manipulation family (gridroboman): ``RobomanVectorEnv`` and its single-env view ``RobomanEnv``."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from gridsim import _core
+from gridsim.envs.single import SingleEnvView
+from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASKS, parse_task
+from gridsim.state import RobomanState
+from gridsim.vector import AUTORESET_CODES, GridVectorEnv
+
+__all__ = ["RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
+
+OBS_TYPES = {"vector": 0, "grid": 1}
+BACKGROUND = (122, 122, 122)
+OBJECT_COLORS = ((255, 0, 0), (0, 255, 0), (0, 0, 255))
+
+
+class RobomanVectorEnv(GridVectorEnv):
+    """A batch of gridroboman worlds: lift, carry, put and stack three objects on a 7x7 grid.
+
+    ## Description
+
+    An agent moves on a 7x7 grid without interior walls holding red (0), green (1) and
+    blue (2) objects. It can lift the top object of the stack on its cell, carry it and
+    put it down, on the floor or on top of a stack (stacks of 3 are possible). Positions
+    are ``(x, y)``: x the column from the left, y the row from the top. Each env has a
+    task among 36 (8 goal kinds, X and Y among the three objects); see the table in
+    ``docs/roboman.md``.
+
+    ## Action Space
+
+    ``Discrete(7)``: 0 no-op, 1 y - 1 (up on screen), 2 y + 1, 3 x - 1, 4 x + 1,
+    5 lift the top object on the agent's cell, 6 put the held object down. Moves are
+    clamped to the grid; objects never block. Actions that change nothing are legal
+    no-ops (they still advance the timer). Floats, out-of-range values and arrays of the
+    wrong shape raise :class:`gridsim.InvalidActionError` before any env is stepped.
+
+    ## Observation Space
+
+    | ``obs_type=`` | dtype, shape | content |
+    |---|---|---|
+    | ``"vector"`` (default) | float32 (11,) | ``[ax, ay, r.x, r.y, r.s, g.x, g.y, g.s, b.x, b.y, b.s]`` |
+    | ``"grid"`` | uint8 (7, 7, 4) | ``[y, x, 0]`` = 1 on the agent; ``[y, x, 1 + i]`` = object i |
+
+    The vector's space is ``Box(-1, 6, (11,), float32)``. Status ``s``: -1 if something
+    is on the object, +1 if it is held or on another object (+1 wins, so the middle of a
+    3-stack reads +1), else 0. The held object's
+    coordinates are the agent's. In the grid, object i's plane holds 1 + the number of
+    objects below it (1 on the floor, 2 or 3 in a stack) or 4 when it is held.
+    ``task_in_obs=True`` appends a one-hot of the env's task (over ``tasks``) to the vector.
+
+    Every ``reset`` and ``step`` also returns ``infos["action_mask"]``, int8 (N, 7), where
+    **1 means masked out** (the action would change nothing), with ``infos["_action_mask"]``.
+    :meth:`action_masks` returns the inverse as bool (N, 7), **True = valid**, the
+    convention of maskable PPO implementations.
+
+    ## Rewards
+
+    1.0 on every step that ends with the goal holding, else 0.0 (no step cost).
+
+    ## Starting State
+
+    Uniform over placements of the agent and the three objects on 4 distinct cells,
+    nothing held or stacked. Starts where the goal already holds are possible
+    (probability 1/14 for TouchX, 9/49 MoveXToCenter, 16/49 MoveXToCorner, 13/98
+    MoveXCloseToY, 5/196 MoveXFarFromY, 0 otherwise); such an episode ends on the first
+    step with reward 1 unless that step breaks the goal (only possible for TouchX).
+    ``exclude_solved_starts=True`` redraws them.
+
+    ## Episode End
+
+    Terminated when the goal holds. Truncated on the step where the episode's timer
+    reaches ``max_episode_steps`` (50): ``timer == 50``, as the original counts. Both can
+    be true on the same step. ``infos["episode_stats"]`` holds ``return``, ``length`` and
+    ``success`` on the rows whose episode ended.
+
+    ## Arguments
+
+    ``task`` (a name such as ``"StackRedOnGreen"``, or a kind such as ``"StackXOnY"`` with
+    ``x_obj``/``y_obj``: ``"red"``, ``"green"``, ``"blue"`` or 0..2; ``y_obj=-1`` for
+    one-object tasks), ``tasks`` (a list of task names: each env draws its task from it
+    at every reset; it replaces ``task``), ``task_in_obs=False``, ``obs_type="vector"``,
+    ``max_episode_steps=50``, ``exclude_solved_starts=False``, ``cell_px=32`` (render
+    size), plus ``num_envs``, ``autoreset_mode``, ``render_mode`` (``"rgb_array"``,
+    ``"ansi"``, ``"human"``), ``copy``, ``num_threads``, ``obs_dtype``, ``mixer_seed``,
+    ``episode_stats``.
+
+    ## Version History
+
+    * v0: initial release, step-for-step identical to gridroboman 0.1.0 for any state.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import gridsim
+        >>> envs = gym.make_vec("gridsim/Gridroboman-LiftRed-v0", num_envs=2)
+        >>> obs, infos = envs.reset(seed=0)
+        >>> obs.shape, infos["action_mask"].dtype
+        ((2, 11), dtype('int8'))
+        >>> obs, rewards, terminations, truncations, infos = envs.step(np.array([0, 0]))
+        >>> envs.unwrapped.action_masks().shape
+        (2, 7)
+    """
+
+    has_step_infos = True
+    stat_extras = {"success": "stat_success"}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        task: str = "LiftX",
+        x_obj=None,
+        y_obj=None,
+        tasks: Sequence[str] | None = None,
+        task_in_obs: bool = False,
+        obs_type: str = "vector",
+        max_episode_steps: int | None = MAX_TIME,
+        exclude_solved_starts: bool = False,
+        cell_px: int = 32,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        copy: bool = True,
+        num_threads: int = 1,
+        obs_dtype=None,
+        mixer_seed: int = 0,
+        episode_stats: bool = True,
+        _continue_past_end: bool = False,
+    ):
+        super().__init__(
+            num_envs=num_envs, autoreset_mode=autoreset_mode, render_mode=render_mode, copy=copy,
+            num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
+            obs_dtype=obs_dtype,
+        )
+        if tasks is None:
+            self.tasks = (parse_task(task, x_obj, y_obj),)
+        else:
+            if isinstance(tasks, str) or not len(tasks):
+                raise ValueError("tasks must be a non-empty list of task names")
+            self.tasks = tuple(parse_task(t) for t in tasks)
+        if obs_type not in OBS_TYPES:
+            raise ValueError(f"unknown obs_type {obs_type!r}; use one of {sorted(OBS_TYPES)}")
+        if task_in_obs and obs_type != "vector":
+            raise ValueError("task_in_obs appends to the vector observation; use obs_type='vector'")
+        if max_episode_steps is None:
+            max_episode_steps = MAX_TIME
+        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, numbers.Integral) \
+                or max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be a positive integer, got {max_episode_steps!r}")
+        if not isinstance(cell_px, numbers.Integral) or cell_px < 1:
+            raise ValueError(f"cell_px must be a positive integer, got {cell_px!r}")
+        self.obs_type = obs_type
+        self.task_in_obs = bool(task_in_obs)
+        self.max_episode_steps = int(max_episode_steps)
+        self.exclude_solved_starts = bool(exclude_solved_starts)
+        self.cell_px = int(cell_px)
+        K = len(self.tasks)
+        if obs_type == "vector":
+            n = 11 + (K if task_in_obs else 0)
+            obs_space = gym.spaces.Box(-1.0, 6.0, (n,), np.float32)
+        else:
+            obs_space = gym.spaces.Box(0, 4, (7, 7, 4), np.uint8)
+        if obs_dtype is not None:
+            obs_space = gym.spaces.Box(obs_space.low.astype(obs_dtype), obs_space.high.astype(obs_dtype),
+                                       obs_space.shape, np.dtype(obs_dtype))
+        self.single_observation_space = obs_space
+        self.single_action_space = gym.spaces.Discrete(7)
+        mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
+        self.state = RobomanState(
+            self.num_envs, [TASK_IDS[t.name] for t in self.tasks], obs_kind=OBS_TYPES[obs_type],
+            task_in_obs=task_in_obs, autoreset_mode=mode, max_steps=self.max_episode_steps,
+            exclude_solved=exclude_solved_starts,
+        )
+        self.kernel = _core.RobomanKernel(self.state)
+        self._finish_init()
+
+    # ------------------------------------------------------------------ infos
+
+    def _step_infos(self, infos: dict):
+        infos["action_mask"] = self.state.action_mask.copy()
+        infos["_action_mask"] = np.ones(self.num_envs, np.bool_)
+
+    def _final_step_infos(self, infos: dict, ended: np.ndarray):
+        infos["action_mask"] = np.where(ended[:, None], self.state.final_action_mask, 0).astype(np.int8)
+        infos["_action_mask"] = ended
+
+    def _reset_infos(self, mask: np.ndarray) -> dict[str, Any]:
+        return {
+            "action_mask": np.where(mask[:, None], self.state.action_mask, 0).astype(np.int8),
+            "_action_mask": mask.copy(),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions of every env as bool (N, 7), **True = valid** (the inverse of ``infos["action_mask"]``)."""
+        return self.state.action_mask == 0
+
+    def get_task(self, index: int = 0) -> str:
+        """The name of env ``index``'s current task."""
+        return TASKS[int(self.state.task[self._index(index)])].name
+
+    # ------------------------------------------------------------ state access
+
+    def get_state(self, index: int = 0) -> dict[str, Any]:
+        """Env ``index`` in gridroboman's own terms (compares equal to the original's attributes).
+
+        ``{"agent_pos": (x, y), "objs": [{"x", "y", "obj_above", "obj_below"} x 3],
+        "lifted_obj_idx": None or 0..2, "timer": int}``, objects in the order red, green, blue.
+        """
+        i = self._index(index)
+        st = self.state
+
+        def link(v):
+            return None if v < 0 else int(v)
+
+        return {
+            "agent_pos": (int(st.agent[i, 0]), int(st.agent[i, 1])),
+            "objs": [
+                {"x": int(st.obj_pos[i, j, 0]), "y": int(st.obj_pos[i, j, 1]),
+                 "obj_above": link(st.above[i, j]), "obj_below": link(st.below[i, j])}
+                for j in range(3)
+            ],
+            "lifted_obj_idx": link(st.held[i]),
+            "timer": int(st.timer[i]),
+        }
+
+    def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
+        """Inject a state dict (the format of :meth:`get_state`), stored verbatim.
+
+        Only types and ranges are checked (coordinates 0..6, links and the held object None
+        or 0..2, timer 0..2**31 - 1); consistency is not required, and inconsistent states
+        evolve exactly as in the original. The env's episode counter and random stream are
+        kept; a pending end of episode is cleared. Returns ``(obs, {"action_mask": ...})``.
+        """
+        i = self._index(index)
+        agent, objs, held, timer = _validate_state(state)
+        st = self.state
+        st.agent[i] = agent
+        for j, (x, y, above, below) in enumerate(objs):
+            st.obj_pos[i, j] = (x, y)
+            st.above[i, j] = above
+            st.below[i, j] = below
+        st.held[i] = held
+        st.timer[i] = timer
+        st.needs_reset[i] = False
+        self.kernel.observe()
+        return self._output(st.obs[i]), {"action_mask": st.action_mask[i].copy()}
+
+    def _index(self, index: int) -> int:
+        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
+            raise IndexError(f"env index {index!r} out of range for {self.num_envs} envs")
+        return int(index) % self.num_envs
+
+    # ------------------------------------------------------------------ render
+
+    def render_frame(self, index: int = 0) -> np.ndarray:
+        """Env ``index`` as a uint8 (7 * cell_px, 7 * cell_px, 3) frame, drawn as the original does.
+
+        Gray background, the agent's cell black, each object with nothing on it and not
+        held filled with its colour (over the agent); the held object is not drawn.
+        """
+        s = self.get_state(index)
+        k = self.cell_px
+        frame = np.empty((7 * k, 7 * k, 3), np.uint8)
+        frame[:] = BACKGROUND
+        ax, ay = s["agent_pos"]
+        frame[ay * k : (ay + 1) * k, ax * k : (ax + 1) * k] = 0
+        for j, o in enumerate(s["objs"]):
+            if j != s["lifted_obj_idx"] and o["obj_above"] is None:
+                frame[o["y"] * k : (o["y"] + 1) * k, o["x"] * k : (o["x"] + 1) * k] = OBJECT_COLORS[j]
+        return frame
+
+    def render_text(self, index: int = 0) -> str:
+        """Env ``index`` as text: ``@`` the agent, R/G/B the top objects (lower case under the agent)."""
+        s = self.get_state(index)
+        grid = [["."] * 7 for _ in range(7)]
+        ax, ay = s["agent_pos"]
+        grid[ay][ax] = "@"
+        for j, o in enumerate(s["objs"]):
+            if j != s["lifted_obj_idx"] and o["obj_above"] is None:
+                letter = OBJECT_NAMES[j][0].upper()
+                grid[o["y"]][o["x"]] = letter.lower() if (o["x"], o["y"]) == (ax, ay) else letter
+        held = s["lifted_obj_idx"]
+        stacks = [f"{OBJECT_NAMES[j]} on {OBJECT_NAMES[o['obj_below']]}"
+                  for j, o in enumerate(s["objs"]) if o["obj_below"] is not None]
+        lines = ["".join(row) for row in grid]
+        lines.append(f"task {self.get_task(index)}  timer {s['timer']}  "
+                     f"holding {OBJECT_NAMES[held] if held is not None else 'nothing'}"
+                     + (f"  ({', '.join(stacks)})" if stacks else ""))
+        return "\n".join(lines) + "\n"
+
+
+def _int(value, lo: int, hi: int, what: str, allow_none: bool = False) -> int:
+    if value is None and allow_none:
+        return -1
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
+        kind = f"None or an integer in {lo}..{hi}" if allow_none else f"an integer in {lo}..{hi}"
+        raise ValueError(f"{what} must be {kind}, got {value!r}")
+    return int(value)
+
+
+def _validate_state(state: Mapping[str, Any]):
+    """Check a gridroboman state dict's types and ranges; returns its fields as ints (-1 = None)."""
+    if not isinstance(state, Mapping):
+        raise ValueError(f"state must be a dict, got {type(state).__name__}")
+    missing = {"agent_pos", "objs", "lifted_obj_idx", "timer"} - set(state)
+    if missing:
+        raise ValueError(f"state is missing {sorted(missing)}")
+    pos = state["agent_pos"]
+    if not isinstance(pos, (tuple, list)) or len(pos) != 2:
+        raise ValueError(f"agent_pos must be (x, y), got {pos!r}")
+    agent = (_int(pos[0], 0, 6, "agent_pos x"), _int(pos[1], 0, 6, "agent_pos y"))
+    objs = state["objs"]
+    if not isinstance(objs, (list, tuple)) or len(objs) != 3:
+        raise ValueError("objs must be a list of 3 dicts (red, green, blue)")
+    out = []
+    for j, o in enumerate(objs):
+        if not isinstance(o, Mapping) or set(o) != {"x", "y", "obj_above", "obj_below"}:
+            raise ValueError(f"objs[{j}] must be a dict with keys x, y, obj_above, obj_below")
+        out.append((_int(o["x"], 0, 6, f"objs[{j}].x"), _int(o["y"], 0, 6, f"objs[{j}].y"),
+                    _int(o["obj_above"], 0, 2, f"objs[{j}].obj_above", True),
+                    _int(o["obj_below"], 0, 2, f"objs[{j}].obj_below", True)))
+    held = _int(state["lifted_obj_idx"], 0, 2, "lifted_obj_idx", True)
+    timer = _int(state["timer"], 0, 2**31 - 1, "timer")
+    return agent, out, held, timer
+
+
+class RobomanEnv(SingleEnvView):
+    """One gridroboman env (``gymnasium.Env``) over :class:`RobomanVectorEnv` with one row.
+
+    Everything in :class:`RobomanVectorEnv`'s docstring applies. As the original does,
+    the env keeps stepping past the end of an episode: the goal is evaluated on every
+    step (reward 1.0 while it holds) and ``truncated`` is True only on the step where the
+    timer reaches exactly ``max_episode_steps``. ``info`` is ``{"action_mask": int8 (7,)}``.
+    """
+
+    vector_class = RobomanVectorEnv
+
+
