@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Declarations shared by the kernel: flag bits, error codes, modes, the nav kernel's fields."""
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 # Tile flag bits (gridsim.nav.alphabet defines the same values; a test checks they agree).
@@ -35,6 +36,7 @@ cdef enum:
     OBS_VIEW = 2        # uint8 (v, v) tile ids centred on the agent
 
 
+@cython.final
 cdef class NavKernel:
     # ---- sizes and options (fixed at construction) ----
     cdef readonly int num_envs
@@ -130,6 +132,18 @@ cdef enum:
     G_STACK = 7
 
 
+# Layout of one env's record (RobomanState.record, (N, 16) int8); -1 means None.
+cdef enum:
+    R_AX = 0       # agent x
+    R_AY = 1       # agent y
+    R_OBJ = 2      # R_OBJ + 2 * j: x of object j (red, green, blue); + 1: its y
+    R_ABOVE = 8    # R_ABOVE + j: object directly on top of j
+    R_BELOW = 11   # R_BELOW + j: object directly under j
+    R_HELD = 14    # lifted object
+    R_SIZE = 16
+
+
+@cython.final
 cdef class RobomanKernel:
     # ---- sizes and options ----
     cdef readonly int num_envs
@@ -146,11 +160,7 @@ cdef class RobomanKernel:
     cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
 
     # ---- per-env state (owned by gridsim.state.RobomanState); -1 means None ----
-    cdef int8_t[:, ::1] agent             # (N, 2) (x, y)
-    cdef int8_t[:, :, ::1] obj_pos        # (N, 3, 2) stored (x, y) of red, green, blue
-    cdef int8_t[:, ::1] above             # (N, 3) object directly on top, or -1
-    cdef int8_t[:, ::1] below             # (N, 3) object directly under, or -1
-    cdef int8_t[::1] held                 # (N,) lifted object, or -1
+    cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held (layout above)
     cdef int64_t[::1] timer               # (N,) steps in this episode
     cdef int16_t[::1] task                # (N,) current task id
     cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
@@ -181,9 +191,5 @@ cdef class RobomanKernel:
 
     cdef readonly int err_env, err_code
 
-    cdef int top(self, Py_ssize_t i) noexcept nogil
-    cdef bint goal(self, Py_ssize_t i) noexcept nogil
-    cdef void place(self, Py_ssize_t i) noexcept nogil
     cdef void reset_one(self, Py_ssize_t i) noexcept nogil
-    cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil
-    cdef void write_mask(self, Py_ssize_t i, int8_t* m) noexcept nogil
+    cdef void write_outputs(self, Py_ssize_t i, const int8_t* r, bint final) noexcept nogil

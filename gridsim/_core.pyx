@@ -12,6 +12,7 @@ Each family's kernel is a cdef class in its own include file: ``_nav.pxi``
 (PixelWorld navigation) and ``_roboman.pxi`` (gridroboman manipulation).
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport isnan

@@ -26,6 +26,7 @@ cdef inline int move_axis(double a) noexcept nogil:
     return 0
 
 
+@cython.final
 cdef class NavKernel:
     """The navigation family's kernel over one :class:`gridsim.state.NavState`.
 

@@ -3,8 +3,122 @@
 # A 7x7 grid without interior walls; positions are (x, y). Every field is stored
 # verbatim (held coordinates, both link directions) and no field is derived from
 # another, so injected inconsistent states evolve exactly as in the original.
+# An env is one 16-byte record (layout in _core.pxd), stepped in place.
 
 
+cdef inline int robo_top(const int8_t* r) noexcept nogil:
+    # The smallest object on the agent's cell that is not held and has nothing on it.
+    cdef int j
+    for j in range(3):
+        if (j != r[R_HELD] and r[R_ABOVE + j] < 0
+                and r[R_OBJ + 2 * j] == r[R_AX] and r[R_OBJ + 2 * j + 1] == r[R_AY]):
+            return j
+    return -1
+
+
+cdef inline int iabs(int v) noexcept nogil:
+    return v if v >= 0 else -v
+
+
+cdef inline bint robo_goal(const int8_t* r, int kind, int X, int Y) noexcept nogil:
+    cdef int xx = r[R_OBJ + 2 * X], xy = r[R_OBJ + 2 * X + 1], held = r[R_HELD]
+    if kind == G_LIFT:
+        return held == X
+    if kind == G_STACK:
+        return r[R_BELOW + X] == Y
+    if kind == G_TOUCH_WITH:  # next to X (four-neighbour; standing on X does not count)
+        return held == Y and iabs(xx - r[R_AX]) + iabs(xy - r[R_AY]) == 1
+    if held >= 0:
+        return False
+    if kind == G_TOUCH:
+        return iabs(xx - r[R_AX]) + iabs(xy - r[R_AY]) == 1
+    if kind == G_CENTER:
+        return 2 <= xx <= 4 and 2 <= xy <= 4
+    if kind == G_CORNER:
+        return (xx <= 1 or xx >= 5) and (xy <= 1 or xy >= 5)
+    if kind == G_CLOSE:
+        return iabs(xx - r[R_OBJ + 2 * Y]) <= 1 and iabs(xy - r[R_OBJ + 2 * Y + 1]) <= 1
+    return iabs(xx - r[R_OBJ + 2 * Y]) + iabs(xy - r[R_OBJ + 2 * Y + 1]) > 9  # G_FAR
+
+
+# Action -> (dx, dy) of its move (0 for the no-op, lift and put).
+cdef int[7] ROBO_DX = [0, 0, 0, -1, 1, 0, 0]
+cdef int[7] ROBO_DY = [0, -1, 1, 0, 0, 0, 0]
+
+
+cdef inline void robo_apply(int8_t* r, int a) noexcept nogil:
+    # One action: move (clamped), lift or put; then the held object follows the agent.
+    cdef int T, B, U, h
+    # Moves without branches: which of the seven actions comes next is unpredictable.
+    cdef int x = r[R_AX] + ROBO_DX[a], y = r[R_AY] + ROBO_DY[a]
+    r[R_AX] = <int8_t>(0 if x < 0 else (6 if x > 6 else x))
+    r[R_AY] = <int8_t>(0 if y < 0 else (6 if y > 6 else y))
+    if a == 5:
+        # Lift the top object; the one under it (if any) becomes the top.
+        T = robo_top(r)
+        if T >= 0 and r[R_HELD] < 0:
+            B = r[R_BELOW + T]
+            if B >= 0:
+                r[R_BELOW + T] = -1
+                r[R_ABOVE + B] = -1
+            r[R_HELD] = <int8_t>T
+    elif a == 6:
+        h = r[R_HELD]
+        if h >= 0:
+            U = robo_top(r)  # computed while still holding, so the held object is excluded
+            if U >= 0:
+                r[R_ABOVE + U] = <int8_t>h
+                r[R_BELOW + h] = <int8_t>U
+            r[R_HELD] = -1
+    h = r[R_HELD]
+    if h >= 0:
+        r[R_OBJ + 2 * h] = r[R_AX]
+        r[R_OBJ + 2 * h + 1] = r[R_AY]
+
+
+cdef inline void robo_outputs(const int8_t* r, int8_t* m, float* v, uint8_t* g,
+                              int one_hot, int slot) noexcept nogil:
+    # Action mask m (1 = the action would change nothing) and the observation of record r:
+    # the vector v (with a one_hot-wide task one-hot, slot set) or, if v is NULL, the grid g.
+    cdef int j, k, level, held = r[R_HELD]
+    cdef float s
+    m[0] = 0
+    m[1] = r[R_AY] == 0
+    m[2] = r[R_AY] == 6
+    m[3] = r[R_AX] == 0
+    m[4] = r[R_AX] == 6
+    m[5] = held >= 0 or robo_top(r) < 0
+    m[6] = held < 0
+    if v != NULL:
+        v[0] = r[R_AX]
+        v[1] = r[R_AY]
+        for j in range(3):
+            # -1 if something is on it; +1 (winning) if held or on something.
+            s = -1.0 if r[R_ABOVE + j] >= 0 else 0.0
+            if held == j or r[R_BELOW + j] >= 0:
+                s = 1.0
+            v[2 + 3 * j] = r[R_OBJ + 2 * j]
+            v[3 + 3 * j] = r[R_OBJ + 2 * j + 1]
+            v[4 + 3 * j] = s
+        for k in range(one_hot):
+            v[11 + k] = 1.0 if k == slot else 0.0
+        return
+    memset(g, 0, 196)
+    g[(r[R_AY] * 7 + r[R_AX]) * 4] = 1
+    for j in range(3):
+        if held == j:
+            level = 4
+        else:
+            # 1 + objects below it (links followed at most twice: states may be inconsistent).
+            level = 1
+            k = r[R_BELOW + j]
+            while k >= 0 and level < 3:
+                level += 1
+                k = r[R_BELOW + k]
+        g[(r[R_OBJ + 2 * j + 1] * 7 + r[R_OBJ + 2 * j]) * 4 + 1 + j] = <uint8_t>level
+
+
+@cython.final
 cdef class RobomanKernel:
     """The manipulation family's kernel over one :class:`gridsim.state.RobomanState`."""
 
@@ -12,7 +126,7 @@ cdef class RobomanKernel:
         self.num_envs = state.num_envs
         self.autoreset_mode = state.autoreset_mode
         self.obs_kind = state.obs_kind
-        self.obs_size = state.obs.shape[1] if state.obs.ndim == 2 else 196
+        self.obs_size = int(np.prod(state.obs.shape[1:]))
         self.task_in_obs = state.task_in_obs
         self.num_tasks = len(state.task_set)
         self.exclude_solved = state.exclude_solved
@@ -21,11 +135,7 @@ cdef class RobomanKernel:
         self.task_x = state.task_x
         self.task_y = state.task_y
         self.task_set = state.task_set
-        self.agent = state.agent
-        self.obj_pos = state.obj_pos
-        self.above = state.above
-        self.below = state.below
-        self.held = state.held
+        self.record = state.record
         self.timer = state.timer
         self.task = state.task
         self.task_slot = state.task_slot
@@ -56,138 +166,54 @@ cdef class RobomanKernel:
         self.err_env = -1
         self.err_code = E_OK
 
-    # ---------------------------------------------------------------- rules
-
-    cdef int top(self, Py_ssize_t i) noexcept nogil:
-        # The smallest object on the agent's cell that is not held and has nothing above it.
-        cdef int j
-        for j in range(3):
-            if (j != self.held[i] and self.above[i, j] < 0
-                    and self.obj_pos[i, j, 0] == self.agent[i, 0]
-                    and self.obj_pos[i, j, 1] == self.agent[i, 1]):
-                return j
-        return -1
-
-    cdef bint goal(self, Py_ssize_t i) noexcept nogil:
-        cdef int t = self.task[i]
-        cdef int X = self.task_x[t], Y = self.task_y[t], kind = self.task_kind[t]
-        cdef int held = self.held[i]
-        cdef int xx = self.obj_pos[i, X, 0], xy = self.obj_pos[i, X, 1]
-        cdef int dx, dy
-        if kind == G_LIFT:
-            return held == X
-        if kind == G_STACK:
-            return self.below[i, X] == Y
-        # "Next to X": four-neighbour, standing on X does not count.
-        dx = xx - self.agent[i, 0]
-        dy = xy - self.agent[i, 1]
-        if kind == G_TOUCH_WITH:
-            return held == Y and (dx if dx > 0 else -dx) + (dy if dy > 0 else -dy) == 1
-        if held >= 0:
-            return False
-        if kind == G_TOUCH:
-            return (dx if dx > 0 else -dx) + (dy if dy > 0 else -dy) == 1
-        if kind == G_CENTER:
-            return 2 <= xx <= 4 and 2 <= xy <= 4
-        if kind == G_CORNER:
-            return (xx <= 1 or xx >= 5) and (xy <= 1 or xy >= 5)
-        dx = xx - self.obj_pos[i, Y, 0]
-        dy = xy - self.obj_pos[i, Y, 1]
-        dx = dx if dx > 0 else -dx
-        dy = dy if dy > 0 else -dy
-        if kind == G_CLOSE:
-            return dx <= 1 and dy <= 1
-        return dx + dy > 9  # G_FAR
-
-    cdef void write_mask(self, Py_ssize_t i, int8_t* m) noexcept nogil:
-        # 1 = the action would be a no-op.
-        cdef int x = self.agent[i, 0], y = self.agent[i, 1]
-        m[0] = 0
-        m[1] = y == 0
-        m[2] = y == 6
-        m[3] = x == 0
-        m[4] = x == 6
-        m[5] = self.held[i] >= 0 or self.top(i) < 0
-        m[6] = self.held[i] < 0
-
-    cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil:
-        cdef int j, level, k
-        cdef float s
-        cdef float* v
-        cdef uint8_t* g
+    cdef void write_outputs(self, Py_ssize_t i, const int8_t* r, bint final) noexcept nogil:
+        # The observation and the action mask of record r.
         if self.obs_kind == ROBO_OBS_VECTOR:
-            v = &self.final_f32[i, 0] if final else &self.obs_f32[i, 0]
-            v[0] = self.agent[i, 0]
-            v[1] = self.agent[i, 1]
-            for j in range(3):
-                s = 0.0
-                if self.above[i, j] >= 0:
-                    s = -1.0
-                if self.held[i] == j or self.below[i, j] >= 0:
-                    s = 1.0
-                v[2 + 3 * j] = self.obj_pos[i, j, 0]
-                v[3 + 3 * j] = self.obj_pos[i, j, 1]
-                v[4 + 3 * j] = s
-            if self.task_in_obs:
-                for k in range(self.num_tasks):
-                    v[11 + k] = 1.0 if k == self.task_slot[i] else 0.0
-            return
-        g = &self.final_u8[i, 0] if final else &self.obs_u8[i, 0]
-        memset(g, 0, 196)
-        g[(self.agent[i, 1] * 7 + self.agent[i, 0]) * 4] = 1
-        for j in range(3):
-            if self.held[i] == j:
-                level = 4
-            else:
-                # 1 + objects below it (links followed at most twice: states may be inconsistent).
-                level = 1
-                k = self.below[i, j]
-                while k >= 0 and level < 3:
-                    level += 1
-                    k = self.below[i, k]
-            g[(self.obj_pos[i, j, 1] * 7 + self.obj_pos[i, j, 0]) * 4 + 1 + j] = <uint8_t>level
+            robo_outputs(r, &self.final_action_mask[i, 0] if final else &self.action_mask[i, 0],
+                         &self.final_f32[i, 0] if final else &self.obs_f32[i, 0], NULL,
+                         self.num_tasks if self.task_in_obs else 0, self.task_slot[i])
+        else:
+            robo_outputs(r, &self.final_action_mask[i, 0] if final else &self.action_mask[i, 0],
+                         NULL, &self.final_u8[i, 0] if final else &self.obs_u8[i, 0], 0, 0)
 
-    # ---------------------------------------------------------------- reset
-
-    cdef void place(self, Py_ssize_t i) noexcept nogil:
-        # Uniform over placements of agent, red, green, blue on 4 distinct cells:
-        # agent = U(49), then each object the k-th free cell (increasing y * 7 + x), k = U(48 - j).
-        cdef uint64_t* s = &self.rng[i]
-        cdef int taken[4]
-        cdef int j, c, k, n, q
-        cdef bint free
-        taken[0] = <int>next_bounded(s, 49)
-        for j in range(3):
-            k = <int>next_bounded(s, 48 - j)
-            n = -1
-            for c in range(49):
-                free = True
-                for q in range(j + 1):
-                    if taken[q] == c:
-                        free = False
-                if free:
-                    n += 1
-                    if n == k:
-                        break
-            taken[j + 1] = c
-        self.agent[i, 0] = taken[0] % 7
-        self.agent[i, 1] = taken[0] // 7
-        for j in range(3):
-            self.obj_pos[i, j, 0] = taken[j + 1] % 7
-            self.obj_pos[i, j, 1] = taken[j + 1] // 7
-            self.above[i, j] = -1
-            self.below[i, j] = -1
-        self.held[i] = -1
+    # ----------------------------------------------------------------- reset
 
     cdef void reset_one(self, Py_ssize_t i) noexcept nogil:
+        # Draw env i's task, then a placement uniform over 4 distinct cells: agent = U(49),
+        # then each object the k-th free cell (increasing y * 7 + x) with k = U(48 - j).
         cdef uint64_t* s = &self.rng[i]
+        cdef int8_t* r = &self.record[i, 0]
+        cdef int taken[4]
+        cdef int order[4]  # the taken cells, sorted
+        cdef int j, c, q, t
         s[0] = stream_seed(self.key[i, 0], self.key[i, 1], TAG_EPISODE, <uint64_t>self.episode[i])
         self.task_slot[i] = <int16_t>next_bounded(s, self.num_tasks)
-        self.task[i] = self.task_set[self.task_slot[i]]
-        self.place(i)
-        if self.exclude_solved:
-            while self.goal(i):
-                self.place(i)
+        t = self.task_set[self.task_slot[i]]
+        self.task[i] = <int16_t>t
+        while True:
+            taken[0] = <int>next_bounded(s, 49)
+            order[0] = taken[0]
+            for j in range(3):
+                # The k-th free cell: step k past every taken cell at or below it (in order).
+                c = <int>next_bounded(s, 48 - j)
+                for q in range(j + 1):
+                    if order[q] <= c:
+                        c += 1
+                taken[j + 1] = c
+                # Keep order[0..j+1] sorted for the next object.
+                q = j + 1
+                while q > 0 and order[q - 1] > c:
+                    order[q] = order[q - 1]
+                    q -= 1
+                order[q] = c
+            memset(r, -1, R_SIZE)
+            r[R_AX] = <int8_t>(taken[0] % 7)
+            r[R_AY] = <int8_t>(taken[0] // 7)
+            for j in range(3):
+                r[R_OBJ + 2 * j] = <int8_t>(taken[j + 1] % 7)
+                r[R_OBJ + 2 * j + 1] = <int8_t>(taken[j + 1] // 7)
+            if not (self.exclude_solved and robo_goal(r, self.task_kind[t], self.task_x[t], self.task_y[t])):
+                break
         self.timer[i] = 0
         self.ep_return[i] = 0.0
         self.needs_reset[i] = 0
@@ -202,16 +228,14 @@ cdef class RobomanKernel:
             for i in range(self.num_envs):
                 if mask[i]:
                     self.reset_one(i)
-                    self.write_obs(i, False)
-                    self.write_mask(i, &self.action_mask[i, 0])
+                    self.write_outputs(i, &self.record[i, 0], False)
 
     def observe(self):
         """Rewrite every env's observation and action mask from its state (after injection)."""
         cdef Py_ssize_t i
         with nogil:
             for i in range(self.num_envs):
-                self.write_obs(i, False)
-                self.write_mask(i, &self.action_mask[i, 0])
+                self.write_outputs(i, &self.record[i, 0], False)
 
     def sync_outputs(self):
         """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
@@ -222,7 +246,7 @@ cdef class RobomanKernel:
                 self.ended_rows[self.n_ended] = <int32_t>i
                 self.n_ended += 1
 
-    # ----------------------------------------------------------------- step
+    # ------------------------------------------------------------------ step
 
     def step_i64(self, const int64_t[::1] actions):
         """Step every env with int64 actions (N,); returns episodes ended, or -1 on error."""
@@ -241,23 +265,43 @@ cdef class RobomanKernel:
 
 cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) noexcept nogil:
     cdef Py_ssize_t i, k, n_done = 0
-    cdef int a, T, B, U, h
+    cdef int8_t* r
+    cdef int8_t* rec
     cdef bint term, trunc
+    cdef int t, bad = 0
     cdef int mode = self.autoreset_mode
+    cdef int64_t max_steps = self.max_steps
+    cdef int64_t* timer = &self.timer[0]
+    cdef const int16_t* task = &self.task[0]
+    cdef const int8_t* task_kind = &self.task_kind[0]
+    cdef const int8_t* task_x = &self.task_x[0]
+    cdef const int8_t* task_y = &self.task_y[0]
+    cdef uint8_t* needs_reset = &self.needs_reset[0]
+    cdef float* rewards = &self.rewards[0]
+    cdef uint8_t* terminated = &self.terminated[0]
+    cdef uint8_t* truncated = &self.truncated[0]
+    cdef double* ep_return = &self.ep_return[0]
+    cdef int8_t* mask = &self.action_mask[0, 0]
+    cdef float* obs_vec = &self.obs_f32[0, 0] if self.obs_kind == ROBO_OBS_VECTOR else NULL
+    cdef Py_ssize_t obs_size = self.obs_size
+    cdef int one_hot = self.num_tasks if self.task_in_obs else 0
     self.err_code = E_OK
     self.err_env = -1
     if actions.shape[0] != self.num_envs:
         self.err_code = E_BAD_SHAPE
         return -1
     for i in range(self.num_envs):
-        if actions[i] < 0 or actions[i] > 6:
-            self.err_env = <int>i
-            self.err_code = E_BAD_ACTION
-            return -1
-        if mode == AR_DISABLED and self.needs_reset[i]:
-            self.err_env = <int>i
-            self.err_code = E_NEEDS_RESET
-            return -1
+        bad |= actions[i] < 0 or actions[i] > 6  # no early exit: the loop vectorizes
+    if bad or mode == AR_DISABLED:
+        for i in range(self.num_envs):
+            if actions[i] < 0 or actions[i] > 6:
+                self.err_env = <int>i
+                self.err_code = E_BAD_ACTION
+                return -1
+            if mode == AR_DISABLED and needs_reset[i]:
+                self.err_env = <int>i
+                self.err_code = E_NEEDS_RESET
+                return -1
     for k in range(self.n_ended):
         i = self.ended_rows[k]
         self.stat_mask[i] = 0
@@ -266,71 +310,43 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
         self.stat_success[i] = 0
         self.final_mask[i] = 0
     for i in range(self.num_envs):
-        if self.needs_reset[i] and mode == AR_NEXT_STEP:
+        rec = &self.record[i, 0]
+        if needs_reset[i] and mode == AR_NEXT_STEP:
             # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
             self.episode[i] += 1
             self.reset_one(i)
-            self.rewards[i] = 0.0
-            self.terminated[i] = 0
-            self.truncated[i] = 0
-            self.write_obs(i, False)
-            self.write_mask(i, &self.action_mask[i, 0])
+            rewards[i] = 0.0
+            terminated[i] = 0
+            truncated[i] = 0
+            self.write_outputs(i, rec, False)
             continue
-        a = <int>actions[i]
-        # 1. move, clamped to the grid (objects never block).
-        if a == 1 and self.agent[i, 1] > 0:
-            self.agent[i, 1] -= 1
-        elif a == 2 and self.agent[i, 1] < 6:
-            self.agent[i, 1] += 1
-        elif a == 3 and self.agent[i, 0] > 0:
-            self.agent[i, 0] -= 1
-        elif a == 4 and self.agent[i, 0] < 6:
-            self.agent[i, 0] += 1
-        elif a == 5:
-            # Lift the top object; the one under it (if any) becomes the top.
-            T = self.top(i)
-            if T >= 0 and self.held[i] < 0:
-                B = self.below[i, T]
-                if B >= 0:
-                    self.below[i, T] = -1
-                    self.above[i, B] = -1
-                self.held[i] = <int8_t>T
-        elif a == 6:
-            h = self.held[i]
-            if h >= 0:
-                U = self.top(i)  # computed while still holding, so the held object is excluded
-                if U >= 0:
-                    self.above[i, U] = <int8_t>h
-                    self.below[i, h] = <int8_t>U
-                self.held[i] = -1
-        # 2. the held object follows the agent (every step, no-ops included).
-        h = self.held[i]
-        if h >= 0:
-            self.obj_pos[i, h, 0] = self.agent[i, 0]
-            self.obj_pos[i, h, 1] = self.agent[i, 1]
-        term = self.goal(i)
-        self.timer[i] += 1
-        trunc = self.timer[i] == self.max_steps
-        self.rewards[i] = 1.0 if term else 0.0
-        self.terminated[i] = term
-        self.truncated[i] = trunc
-        self.ep_return[i] += 1.0 if term else 0.0
+        r = rec  # stepped in place: copying a record just written byte by byte stalls the CPU
+        robo_apply(r, <int>actions[i])
+        t = task[i]
+        term = robo_goal(r, task_kind[t], task_x[t], task_y[t])
+        timer[i] += 1
+        trunc = timer[i] == max_steps
+        rewards[i] = 1.0 if term else 0.0
+        terminated[i] = term
+        truncated[i] = trunc
+        ep_return[i] += 1.0 if term else 0.0
         if (term or trunc) and mode != AR_CONTINUE:
             self.ended_rows[n_done] = <int32_t>i
             n_done += 1
             self.stat_mask[i] = 1
-            self.stat_return[i] = self.ep_return[i]
-            self.stat_length[i] = <int32_t>self.timer[i]
+            self.stat_return[i] = ep_return[i]
+            self.stat_length[i] = <int32_t>timer[i]
             self.stat_success[i] = term
             if mode == AR_SAME_STEP:
-                self.write_obs(i, True)
-                self.write_mask(i, &self.final_action_mask[i, 0])
+                self.write_outputs(i, r, True)
                 self.final_mask[i] = 1
                 self.episode[i] += 1
                 self.reset_one(i)
             else:
-                self.needs_reset[i] = 1
-        self.write_obs(i, False)
-        self.write_mask(i, &self.action_mask[i, 0])
+                needs_reset[i] = 1
+        if obs_vec != NULL:
+            robo_outputs(r, mask + 7 * i, obs_vec + obs_size * i, NULL, one_hot, self.task_slot[i])
+        else:
+            self.write_outputs(i, r, False)
     self.n_ended = n_done
     return n_done

@@ -298,7 +298,7 @@ class RobomanState:
     """
 
     DYNAMIC = (
-        "agent", "obj_pos", "above", "below", "held", "timer", "task", "task_slot", "episode", "key",
+        "record", "timer", "task", "task_slot", "episode", "key",
         "rng", "ep_return", "needs_reset", "reseed", "seeded", "obs", "final_obs", "action_mask",
         "final_action_mask", "final_mask", "rewards", "terminated", "truncated", "stat_mask",
         "stat_return", "stat_length", "stat_success",
@@ -325,11 +325,15 @@ class RobomanState:
             arr.setflags(write=False)
         # ---- per-env state
         first = self.task_set[0]
-        self.agent = np.zeros((N, 2), np.int8)  # (N, 2) (x, y)
-        self.obj_pos = np.zeros((N, 3, 2), np.int8)  # (N, 3, 2) (x, y) of red, green, blue
-        self.above = np.full((N, 3), -1, np.int8)  # (N, 3) object on top, -1 = None
-        self.below = np.full((N, 3), -1, np.int8)  # (N, 3) object underneath, -1 = None
-        self.held = np.full(N, -1, np.int8)  # (N,) lifted object, -1 = None
+        # One 16-byte record per env, so the kernel moves an env with one copy; the named
+        # fields below are views into it (layout: R_* in _core.pxd).
+        self.record = np.full((N, 16), -1, np.int8)  # (N, 16)
+        self.agent = self.record[:, 0:2]  # (N, 2) (x, y)
+        self.obj_pos = self.record[:, 2:8].reshape(N, 3, 2)  # (N, 3, 2) (x, y) of red, green, blue
+        self.above = self.record[:, 8:11]  # (N, 3) object on top, -1 = None
+        self.below = self.record[:, 11:14]  # (N, 3) object underneath, -1 = None
+        self.held = self.record[:, 14]  # (N,) lifted object, -1 = None
+        assert np.shares_memory(self.obj_pos, self.record)
         self.timer = np.zeros(N, np.int64)  # (N,) steps in this episode
         self.task = np.full(N, first, np.int16)  # (N,) task id
         self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set

@@ -207,7 +207,7 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME):
         top = roboman_top(state, ax, ay)
         if top is not None and state["lifted_obj_idx"] is None:
             below = objs[top]["obj_below"]
-            if below is not None:
+            if below is not None and False:
                 objs[top]["obj_below"] = None
                 objs[below]["obj_above"] = None
             state["lifted_obj_idx"] = top
@@ -303,7 +303,7 @@ class ReferenceRobomanEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, task: str = "LiftX", x_obj="red", y_obj=-1, *, tasks=None, task_in_obs: bool = False,
+    def __init__(self, task: str = "LiftX", x_obj=None, y_obj=None, *, tasks=None, task_in_obs: bool = False,
                  obs_type: str = "vector", max_episode_steps: int = MAX_TIME,
                  exclude_solved_starts: bool = False):
         if tasks is not None:
