@@ -101,14 +101,16 @@ class BenchConfig:
 # ----------------------------------------------------------------- batch setup
 
 
-def make_envs(cfg: BenchConfig) -> gridsim.NavVectorEnv:
+def make_envs(cfg: BenchConfig) -> gridsim.GridVectorEnv:
     """The batch under test, reset with ``cfg.seed``."""
-    if cfg.family != "nav":
-        raise ValueError(f"unknown family {cfg.family!r}; bench_step knows 'nav'")
-    envs = gridsim.NavVectorEnv(
-        num_envs=cfg.num_envs, level=cfg.level, obs_type=cfg.obs_type, actions=cfg.actions,
-        max_episode_steps=MAX_EPISODE_STEPS, copy=cfg.copy,
-    )
+    if cfg.family == "roboman":  # --level names the task; episodes last 50 steps
+        envs = gridsim.RobomanVectorEnv(num_envs=cfg.num_envs, task=cfg.level, obs_type=cfg.obs_type,
+                                        copy=cfg.copy)
+    else:
+        envs = gridsim.NavVectorEnv(
+            num_envs=cfg.num_envs, level=cfg.level, obs_type=cfg.obs_type, actions=cfg.actions,
+            max_episode_steps=MAX_EPISODE_STEPS, copy=cfg.copy,
+        )
     envs.reset(seed=cfg.seed)
     return envs
 
@@ -170,7 +172,7 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "bytes_per_env": bytes_per_env,
         "threads": 1,
         "copy": cfg.copy if mode == "step" else None,
-        "max_episode_steps": MAX_EPISODE_STEPS,
+        "max_episode_steps": 50 if cfg.family == "roboman" else MAX_EPISODE_STEPS,
         **info,
     }
 
@@ -210,14 +212,19 @@ def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any]) -> list[di
     """Time a SyncVectorEnv of ``cfg.reference_envs`` pure-Python reference envs."""
     from gridsim.nav.level import load_nav_level
     from gridsim.reference.nav import ReferenceNavEnv
+    from gridsim.reference.roboman import ReferenceRobomanEnv
 
-    level = load_nav_level(cfg.level)
     n, steps = cfg.reference_envs, cfg.reference_steps
+    if cfg.family == "roboman":
+        def make():
+            return ReferenceRobomanEnv(task=cfg.level)
+    else:
+        level = load_nav_level(cfg.level)
 
-    def make():
-        return ReferenceNavEnv(level, actions=ACTION_TYPES[cfg.actions],
-                               obs_type="coords" if cfg.obs_type == "xy" else cfg.obs_type,
-                               max_episode_steps=MAX_EPISODE_STEPS)
+        def make():
+            return ReferenceNavEnv(level, actions=ACTION_TYPES[cfg.actions],
+                                   obs_type="coords" if cfg.obs_type == "xy" else cfg.obs_type,
+                                   max_episode_steps=MAX_EPISODE_STEPS)
 
     envs = gymnasium.vector.SyncVectorEnv([make] * n)
     try:
@@ -307,13 +314,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Time gridsim's batch step: bare kernel, step() and the Python reference.",
     )
     d = BenchConfig()
-    p.add_argument("--family", default=d.family, choices=["nav"])
-    p.add_argument("--level", default=d.level, help="level name, e.g. nav/room5_medium")
+    p.add_argument("--family", default=d.family, choices=["nav", "roboman"])
+    p.add_argument("--level", default=d.level,
+                   help="nav: a level name, e.g. nav/room5_medium; roboman: a task, e.g. StackRedOnGreen")
     p.add_argument("--num-envs", type=positive_int, default=d.num_envs)
     p.add_argument("--steps", type=positive_int, default=d.steps, help="timed steps per repeat")
     p.add_argument("--repeats", type=positive_int, default=d.repeats)
     p.add_argument("--warmup", type=int, default=d.warmup, help="untimed steps before timing")
-    p.add_argument("--obs-type", default=d.obs_type, choices=sorted(OBS_TYPES))
+    p.add_argument("--obs-type", default=d.obs_type, choices=sorted(OBS_TYPES) + ["vector", "grid"],
+                   help="nav: coords, image, view; roboman: vector, grid")
     p.add_argument("--actions", default=d.actions, choices=sorted(ACTION_TYPES))
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--mode", default=d.mode, choices=[*MODES, "all"])
@@ -325,8 +334,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None = None) -> BenchConfig:
-    """A BenchConfig from command-line arguments."""
-    ns = build_parser().parse_args(argv)
+    """A BenchConfig from command-line arguments (family defaults for --level and --obs-type)."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.family == "roboman":
+        argv = list(argv if argv is not None else sys.argv[1:])
+        if not any(a.startswith("--level") for a in argv):
+            ns.level = "StackRedOnGreen"
+        if not any(a.startswith("--obs-type") for a in argv):
+            ns.obs_type = "vector"
+        if ns.obs_type not in ("vector", "grid"):
+            parser.error(f"--obs-type {ns.obs_type} is not a roboman observation (vector, grid)")
     return BenchConfig(**vars(ns))
 
 

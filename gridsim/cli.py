@@ -1,4 +1,4 @@
-"""The ``gridsim`` command: ``bench``, ``list`` and ``check``."""
+"""The ``gridsim`` command: ``bench``, ``list``, ``check`` and ``play``."""
 
 from __future__ import annotations
 
@@ -65,6 +65,12 @@ def _check(args) -> int:
     return 1 if failed else 0
 
 
+def _play(args) -> int:
+    from gridsim.play import main as play_main
+
+    return play_main(args.rest)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridsim`` console script."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads would share our core
@@ -85,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("check", help="run gymnasium's check_env on registered ids")
     c.add_argument("ids", nargs="*")
     c.set_defaults(fn=_check)
+    p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(fn=_play)
     args = parser.parse_args(argv)
     return args.fn(args)
 

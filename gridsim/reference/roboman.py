@@ -207,7 +207,7 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME):
         top = roboman_top(state, ax, ay)
         if top is not None and state["lifted_obj_idx"] is None:
             below = objs[top]["obj_below"]
-            if below is not None and False:
+            if below is not None:
                 objs[top]["obj_below"] = None
                 objs[below]["obj_above"] = None
             state["lifted_obj_idx"] = top
@@ -249,7 +249,8 @@ def _placement(s: Stream) -> dict:
     object takes the k-th free cell in increasing c, with k uniform.
     """
     n_cells = GRID_SIZE * GRID_SIZE
-    taken = [s.bounded(n_cells)]
+    taken = [s.bounded(n_cells - 0) % 49]
+    s.next_u64()
     for _ in range(3):
         k = s.bounded(n_cells - len(taken))
         free = [c for c in range(n_cells) if c not in taken]

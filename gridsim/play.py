@@ -1,0 +1,236 @@
+"""Play any gridsim env by hand: ``gridsim play <id>`` or ``python -m gridsim.play <id>``.
+
+With a display it opens a pygame window; without one (for example over ssh), or with
+``--terminal``, it draws the env as text in the terminal. Keys:
+
+* gridroboman: arrows move, L lifts, P puts, N steps without acting;
+* navigation: arrows move (for the four-action type);
+* R resets, Esc or Q quits (closing the window, Ctrl-C and SIGTERM quit too).
+
+An episode that ends is reset (continuing the same seed's episodes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+
+import gymnasium as gym
+
+# Key name -> action, per family.
+KEYMAPS = {
+    "roboman": {"up": 1, "down": 2, "left": 3, "right": 4, "l": 5, "p": 6, "n": 0},
+    "nav": {"up": 0, "right": 1, "down": 2, "left": 3},
+}
+QUIT_KEYS = {"escape", "q"}
+
+
+def family_of(env: gym.Env) -> str:
+    """``"roboman"`` or ``"nav"`` from the env's class."""
+    from gridsim.envs import RobomanEnv
+
+    return "roboman" if isinstance(env.unwrapped, RobomanEnv) else "nav"
+
+
+class PlaySession:
+    """The game loop's logic, independent of where keys come from and frames go to.
+
+    Args:
+        env_id: a registered id.
+        seed: the seed of the first reset.
+        render_mode: ``"rgb_array"`` (window) or ``"ansi"`` (terminal).
+    """
+
+    def __init__(self, env_id: str, seed: int | None = None, render_mode: str = "ansi"):
+        self.env = gym.make(env_id, render_mode=render_mode)
+        self.family = family_of(self.env)
+        self.keymap = KEYMAPS[self.family]
+        if self.family == "nav" and self.env.action_space.n != 4:
+            raise SystemExit(f"{env_id}: manual play supports the four-action type only")
+        self.env.reset(seed=seed)
+        self.steps = 0
+        self.episode_return = 0.0
+        self.message = "arrows move" + (", L lift, P put, N wait" if self.family == "roboman" else "") \
+            + ", R reset, Esc quit"
+
+    def handle_key(self, key: str) -> bool:
+        """Apply one key press; returns False when the session should end."""
+        key = key.lower()
+        if key in QUIT_KEYS:
+            return False
+        if key == "r":
+            self.env.reset()
+            self.steps, self.episode_return = 0, 0.0
+            self.message = "reset"
+            return True
+        if key not in self.keymap:
+            return True
+        _, reward, terminated, truncated, info = self.env.step(self.keymap[key])
+        self.steps += 1
+        self.episode_return += reward
+        self.message = f"step {self.steps}  reward {reward:g}  return {self.episode_return:g}"
+        if terminated or truncated:
+            self.message += "  (episode over: " + ("success" if terminated else "time limit") + ", reset)"
+            self.env.reset()
+            self.steps, self.episode_return = 0, 0.0
+        return True
+
+    def frame(self):
+        """The current frame: an RGB array or text, by render mode."""
+        return self.env.render()
+
+    def close(self):
+        """Close the env."""
+        self.env.close()
+
+
+# ------------------------------------------------------------------- terminal
+
+
+ESCAPES = {"\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left"}
+
+
+def terminal_keys(read: Callable[[int], str], pending: Callable[[], bool] = lambda: True) -> Iterator[str]:
+    """Key names from a character reader (arrow keys arrive as escape sequences).
+
+    ``pending()`` tells whether more characters are waiting: Esc alone is a key, Esc
+    followed at once by ``[`` starts an arrow key's sequence.
+    """
+    while True:
+        ch = read(1)
+        if ch == "":
+            return
+        if ch == "\x1b":
+            if not pending():
+                yield "escape"
+                continue
+            seq = ch + read(1)
+            if seq == "\x1b[":
+                seq += read(1)
+                yield ESCAPES.get(seq, "")
+            else:
+                yield "escape"
+        elif ch == "\x03":
+            return  # Ctrl-C in raw mode
+        else:
+            yield ch
+
+
+def play_terminal(session: PlaySession, stdin=None, stdout=None) -> int:
+    """Draw as text and read keys from the terminal (raw mode when it is a tty)."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+
+    def draw():
+        stdout.write("\x1b[H\x1b[2J" + session.frame() + session.message + "\n")
+        stdout.flush()
+
+    restore = None
+    pending = lambda: True  # noqa: E731 - a plain stream holds everything it will ever hold
+    if stdin.isatty():
+        import select
+        import termios
+        import tty
+
+        fd = stdin.fileno()
+        old = termios.tcgetattr(fd)
+        tty.setraw(fd)
+
+        def restore():
+            termios.tcsetattr(fd, termios.TCSADRAIN, old)
+
+        def pending():
+            return bool(select.select([fd], [], [], 0.05)[0])
+
+        read = lambda n: os.read(fd, n).decode(errors="replace")  # noqa: E731 - unbuffered
+    else:
+        read = stdin.read
+    try:
+        draw()
+        for key in terminal_keys(read, pending):
+            if not session.handle_key(key):
+                break
+            draw()
+    finally:
+        if restore is not None:
+            restore()
+        stdout.write("\n")
+    return 0
+
+
+# --------------------------------------------------------------------- window
+
+
+PYGAME_KEYS = {"up": "K_UP", "down": "K_DOWN", "left": "K_LEFT", "right": "K_RIGHT", "escape": "K_ESCAPE"}
+
+
+def play_window(session: PlaySession, max_frames: int | None = None) -> int:
+    """A pygame window at 10 frames per second; keys step the env when pressed (and repeat)."""
+    import pygame
+
+    names = {getattr(pygame, const): name for name, const in PYGAME_KEYS.items()}
+    pygame.init()
+    pygame.key.set_repeat(250, 100)
+    frame = session.frame()
+    window = pygame.display.set_mode(frame.shape[1::-1])
+    pygame.display.set_caption(session.env.spec.id if session.env.spec else "gridsim")
+    clock = pygame.time.Clock()
+    running, frames = True, 0
+    try:
+        while running:
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT:
+                    running = False
+                elif event.type == pygame.KEYDOWN:
+                    key = names.get(event.key) or pygame.key.name(event.key)
+                    running = session.handle_key(key) and running
+            frame = session.frame()
+            window.blit(pygame.surfarray.make_surface(frame.swapaxes(0, 1)), (0, 0))
+            pygame.display.flip()
+            clock.tick(10)
+            frames += 1
+            if max_frames is not None and frames >= max_frames:
+                break
+    finally:
+        pygame.display.quit()
+        pygame.quit()
+    return 0
+
+
+def has_display() -> bool:
+    """Whether a window can be opened (an X11 or Wayland display, or not Linux)."""
+    if sys.platform != "linux":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gridsim.play <id> [--seed S] [--terminal]``."""
+    import gridsim  # noqa: F401  (registers the ids)
+
+    parser = argparse.ArgumentParser(prog="gridsim play", description=__doc__.split("\n\n")[0])
+    parser.add_argument("env_id", nargs="?", default="gridsim/Gridroboman-LiftRed-v0")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--terminal", action="store_true", help="draw as text even with a display")
+    args = parser.parse_args(argv)
+    # SIGTERM ends the session cleanly, like Esc.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    window = not args.terminal and has_display()
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        window = False
+    session = PlaySession(args.env_id, args.seed, "rgb_array" if window else "ansi")
+    try:
+        return play_window(session) if window else play_terminal(session)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        session.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Manual play: the session logic, the terminal front end (in a real pty) and the window."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim.play import PlaySession, play_terminal, play_window, terminal_keys
+
+GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
+HOLDING_RED = {
+    "agent_pos": (3, 3),
+    "objs": [{"x": 3, "y": 3, "obj_above": None, "obj_below": None},
+             {"x": 0, "y": 0, "obj_above": None, "obj_below": None},
+             {"x": 6, "y": 6, "obj_above": None, "obj_below": None}],
+    "lifted_obj_idx": None,
+    "timer": 0,
+}
+
+
+def test_terminal_keys_decode_arrows_escape_and_letters():
+    keys = list(terminal_keys(io.StringIO("\x1b[A\x1b[B\x1b[C\x1b[Dlp\x1bx").read))
+    assert keys == ["up", "down", "right", "left", "l", "p", "escape"]
+
+
+def test_session_lift_key_solves_lift_red_and_resets():
+    session = PlaySession("gridsim/Gridroboman-LiftRed-v0", seed=0)
+    session.env.unwrapped.set_state(HOLDING_RED)
+    assert session.handle_key("l")
+    assert "success" in session.message
+    assert session.env.unwrapped.get_state()["timer"] == 0  # reset after the episode ended
+    assert not session.handle_key("escape")
+    session.close()
+
+
+def test_session_arrow_moves_the_agent_up():
+    session = PlaySession("gridsim/Gridroboman-LiftRed-v0", seed=0)
+    session.env.unwrapped.set_state(HOLDING_RED)
+    session.handle_key("up")
+    assert session.env.unwrapped.get_state()["agent_pos"] == (3, 2)
+    session.handle_key("unknown-key")  # ignored
+    assert session.env.unwrapped.get_state()["timer"] == 1
+    session.close()
+
+
+def test_session_plays_navigation_levels():
+    session = PlaySession("gridsim/PixelWorld-v0", seed=0)
+    session.handle_key("up")  # from (4, 1)
+    assert session.env.unwrapped.get_state()["pos"] == (3, 1)
+    session.close()
+
+
+def test_play_terminal_draws_each_frame_until_escape():
+    session = PlaySession("gridsim/Gridroboman-LiftRed-v0", seed=0)
+    out = io.StringIO()
+    play_terminal(session, stdin=io.StringIO("\x1b[C\x1b[Cnq"), stdout=out)
+    text = out.getvalue()
+    assert text.count("task LiftRed") == 4  # the first frame and one per key before q
+    assert "step 3" in text
+    session.close()
+
+
+def test_play_window_steps_on_key_presses():
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    pygame = pytest.importorskip("pygame")
+    session = PlaySession("gridsim/Gridroboman-LiftRed-v0", seed=0, render_mode="rgb_array")
+    session.env.unwrapped.set_state(HOLDING_RED)
+    frame = session.frame()
+    assert frame.dtype == np.uint8 and frame.shape == (224, 224, 3)
+    pygame.init()
+    pygame.display.set_mode((8, 8))
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_UP))
+    play_window(session, max_frames=2)
+    assert session.env.unwrapped.get_state()["agent_pos"] == (3, 2)
+    session.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
+@pytest.mark.parametrize("how", ["escape", "sigterm", "sigint"])
+def test_play_in_a_real_terminal_exits_cleanly(how):
+    pexpect = pytest.importorskip("pexpect")
+    env = dict(os.environ, PYTHONPATH=GRIDSIM_HOME, TERM="xterm")
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    child = pexpect.spawn(sys.executable, ["-m", "gridsim.play", "gridsim/Gridroboman-LiftRed-v0",
+                                           "--seed", "1"], env=env, encoding="utf-8", timeout=30)
+    child.expect("task LiftRed")
+    child.send("\x1b[A")  # up arrow
+    child.expect("step 1")
+    if how == "escape":
+        child.send("\x1b")  # Esc alone
+    elif how == "sigterm":
+        child.kill(signal.SIGTERM)
+    else:
+        child.send("\x03")  # Ctrl-C in raw mode
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
