@@ -249,8 +249,7 @@ def _placement(s: Stream) -> dict:
     object takes the k-th free cell in increasing c, with k uniform.
     """
     n_cells = GRID_SIZE * GRID_SIZE
-    taken = [s.bounded(n_cells - 0) % 49]
-    s.next_u64()
+    taken = [s.bounded(n_cells)]
     for _ in range(3):
         k = s.bounded(n_cells - len(taken))
         free = [c for c in range(n_cells) if c not in taken]
