@@ -160,7 +160,7 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "family": cfg.family,
         "level": cfg.level,
         "obs_type": cfg.obs_type,
-        "actions": cfg.actions,
+        "actions": cfg.actions if cfg.family == "nav" else "Discrete(7)",
         "mode": mode,
         "num_envs": num_envs,
         "steps": steps,

@@ -41,28 +41,33 @@ import bench_step  # noqa: E402  (sets OPENBLAS_NUM_THREADS before numpy loads)
 from bench_step import BenchConfig  # noqa: E402
 
 SIZES = (64, 256, 1024, 4096, 16384, 65536, 262144)
-OBS_TYPES = ("coords", "view")
+# Per family: the observations swept over N, the one timed at N = 4096 only, the level
+# (a task for roboman), the README markers and the step() targets at N = 4096.
+FAMILIES = {
+    "nav": {"obs": ("coords", "view"), "extra": "image", "level": "nav/room5_medium",
+            "marker": "sweep", "targets": {"coords": 120e6, "view": 40e6}},
+    "roboman": {"obs": ("vector",), "extra": "grid", "level": "StackRedOnGreen",
+                "marker": "sweep:roboman", "targets": {"vector": 40e6}},
+}
 IMAGE_SIZES = (4096,)
-LEVEL = "nav/room5_medium"
 TARGET_ENV_STEPS = 2_000_000
 MIN_STEPS, MAX_STEPS = 20, 32_768
-BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
 README = Path(__file__).resolve().parent / "README.md"
-
-# gridsim's targets at N = 4096, one thread, through step().
-TARGETS = {"coords": 120e6, "view": 40e6}
 TARGET_STEP_OVER_RAW = 0.8
 
 
-def plan(quick: bool = False, sizes=SIZES, obs_types=OBS_TYPES, level: str = LEVEL,
-         seed: int = 0) -> tuple[list[BenchConfig], BenchConfig]:
+def plan(quick: bool = False, sizes=SIZES, obs_types=None, level: str | None = None,
+         seed: int = 0, family: str = "nav") -> tuple[list[BenchConfig], BenchConfig]:
     """The batch configurations to time, and the reference configuration."""
+    fam = FAMILIES[family]
+    obs_types = obs_types or fam["obs"]
+    level = level or fam["level"]
     if quick:
         sizes, image_sizes = (64, 256), (64,)
     else:
         image_sizes = IMAGE_SIZES
     runs = []
-    for obs_type, ns in [(o, sizes) for o in obs_types] + [("image", image_sizes)]:
+    for obs_type, ns in [(o, sizes) for o in obs_types] + [(fam["extra"], image_sizes)]:
         for n in ns:
             if quick:
                 steps, repeats, warmup = 5, 1, 1
@@ -70,10 +75,10 @@ def plan(quick: bool = False, sizes=SIZES, obs_types=OBS_TYPES, level: str = LEV
                 steps = min(max(math.ceil(TARGET_ENV_STEPS / n), MIN_STEPS), MAX_STEPS)
                 repeats = 7 if n <= 16384 else 5
                 warmup = min(max(steps // 5, 5), 2000)
-            runs.append(BenchConfig(level=level, num_envs=n, steps=steps, repeats=repeats,
-                                    warmup=warmup, obs_type=obs_type, seed=seed,
+            runs.append(BenchConfig(family=family, level=level, num_envs=n, steps=steps,
+                                    repeats=repeats, warmup=warmup, obs_type=obs_type, seed=seed,
                                     mode="all"))
-    ref = BenchConfig(level=level, obs_type="coords", seed=seed, mode="reference",
+    ref = BenchConfig(family=family, level=level, obs_type=obs_types[0], seed=seed, mode="reference",
                       reference_envs=4 if quick else 64, reference_steps=5 if quick else 200,
                       repeats=1 if quick else 3, warmup=1 if quick else 20)
     return runs, ref
@@ -88,7 +93,7 @@ def sweep(runs: list[BenchConfig], ref: BenchConfig) -> tuple[list[dict], list[d
     for cfg in runs:
         recs = bench_step.run_batch(cfg, ("raw", "step"), emit, info)
         records += recs
-        summary = bench_step.summarize(recs, reference if cfg.obs_type == "coords" else None)
+        summary = bench_step.summarize(recs, reference if cfg.obs_type == ref.obs_type else None)
         emit(summary)
         summaries.append(summary)
     return records, summaries
@@ -127,17 +132,20 @@ def readme_section(summaries: list[dict[str, Any]], date: str) -> str:
     ]
     ref = next((s for s in summaries if s.get("reference_env_steps_per_s")), None)
     at = {s["obs_type"]: s for s in summaries if s["num_envs"] == 4096}
+    fam = FAMILIES[first["family"]]
     if ref is not None:
-        base = at.get("coords", ref)
+        obs = ref["obs_type"]
+        base = at.get(obs, ref)
+        name = "ReferenceRobomanEnv" if first["family"] == "roboman" else "ReferenceNavEnv"
         lines += [
             "",
-            f"Reference (pure-Python `ReferenceNavEnv` x {ref['reference_num_envs']} in "
-            f"`SyncVectorEnv`, coords): {ref['reference_env_steps_per_s'] / 1e3:.0f}k env-steps/s; "
-            f"step() at N = {base['num_envs']:,} (coords) is "
+            f"Reference (pure-Python `{name}` x {ref['reference_num_envs']} in "
+            f"`SyncVectorEnv`, {obs}): {ref['reference_env_steps_per_s'] / 1e3:.0f}k env-steps/s; "
+            f"step() at N = {base['num_envs']:,} ({obs}) is "
             f"{base['step_over_reference']:,.0f}x faster.",
         ]
     checks = []
-    for obs, target in TARGETS.items():
+    for obs, target in fam["targets"].items():
         if obs in at:
             rate = at[obs]["step_env_steps_per_s"]
             verdict = "met" if rate >= target else "not met"
@@ -153,8 +161,9 @@ def readme_section(summaries: list[dict[str, Any]], date: str) -> str:
     return "\n".join(lines)
 
 
-def write_readme(path: Path, section: str):
-    """Replace the text between the sweep markers of ``path`` with ``section``."""
+def write_readme(path: Path, section: str, marker: str = "sweep"):
+    """Replace the text between ``<!-- marker:begin -->`` and ``<!-- marker:end -->`` of ``path``."""
+    BEGIN, END = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
     text = path.read_text(encoding="utf-8")
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
@@ -174,16 +183,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="rewrite the results section of bench/README.md")
     p.add_argument("--readme", type=Path, default=README, help="the file --write-readme rewrites")
     p.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="batch sizes N")
-    p.add_argument("--obs-types", nargs="+", default=list(OBS_TYPES),
-                   choices=["coords", "view"], help="observation types swept over N")
-    p.add_argument("--level", default=LEVEL)
+    p.add_argument("--family", default="nav", choices=sorted(FAMILIES))
+    p.add_argument("--obs-types", nargs="+", default=None,
+                   choices=["coords", "view", "vector"], help="observation types swept over N")
+    p.add_argument("--level", default=None, help="a level (nav) or a task (roboman)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    runs, ref = plan(args.quick, args.sizes, args.obs_types, args.level, args.seed)
+    runs, ref = plan(args.quick, args.sizes, args.obs_types, args.level, args.seed, args.family)
     _, summaries = sweep(runs, ref)
     if args.write_readme:
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-        write_readme(args.readme, readme_section(summaries, date))
+        write_readme(args.readme, readme_section(summaries, date), FAMILIES[args.family]["marker"])
     return 0
 
 

@@ -56,6 +56,9 @@ def test_bench_scripts_print_json_lines():
     records = _run("bench/bench_step.py", "--mode", "raw", "--actions", "2d_continuous", *tiny)
     assert [r["mode"] for r in records] == ["raw", "raw"]
 
+    records = _run("bench/bench_step.py", "--family", "roboman", "--mode", "all", *tiny)
+    assert records[-1]["level"] == "StackRedOnGreen" and records[-1]["obs_type"] == "vector"
+
     records = _run("bench/sweep.py", "--quick")
     modes = {r["mode"] for r in records}
     assert modes == {"raw", "step", "reference", "summary"}
