@@ -169,25 +169,25 @@ def _single_conformance(n_episodes: int, past_end: bool, seed0: int):
 
 
 def test_single_env_conformance():
-    heights = _single_conformance(72, past_end=False, seed0=1000)
-    assert (heights >= 2).mean() > 0.3
+    heights = _single_conformance(216, past_end=False, seed0=1000)
+    assert (heights >= 2).mean() > 0.5
 
 
 def test_single_env_conformance_past_end_sixty_steps():
-    heights = _single_conformance(72, past_end=True, seed0=5000)
-    assert (heights >= 2).mean() > 0.5
-    assert (heights == 3).any(), "no 3-stack was built"
+    heights = _single_conformance(216, past_end=True, seed0=5000)
+    assert (heights >= 2).mean() > 0.8
+    assert (heights == 3).mean() > 0.3, "3-stacks are rarely built"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("past_end", [False, True])
 def test_single_env_conformance_many_episodes(past_end):
-    heights = _single_conformance(1080, past_end=past_end, seed0=20000 + 7 * past_end)
-    assert (heights == 3).mean() > 0.02
+    heights = _single_conformance(3600, past_end=past_end, seed0=20000 + 7 * past_end)
+    assert (heights == 3).mean() > 0.2
 
 
 def test_three_stacks_are_reached():
-    """The mixed policy builds 3-stacks in a fair share of 60-step runs (the docs say about 8%)."""
+    """The mixed policy builds a 3-stack in most 60-step runs (more than the docs' 8%: it favours lone objects)."""
     rng = np.random.default_rng(1)
     ref = ReferenceRobomanEnv("StackRedOnGreen")
     hits, runs = 0, 300
@@ -198,7 +198,7 @@ def test_three_stacks_are_reached():
             ref.step(mixed_action(ref.state, rng))
             top = max(top, stack_height(ref.state))
         hits += top == 3
-    assert hits / runs > 0.03, hits
+    assert hits / runs > 0.5, hits
 
 
 # --------------------------------------------------------------------------- batched
@@ -525,7 +525,7 @@ def _check_injected_program(state, actions, task, max_steps, numpy_actions):
                    ref.get_state())
 
 
-HYP = settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+HYP = settings(deadline=None, max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 
 
 @HYP
@@ -535,13 +535,13 @@ def test_injected_states_single_env(state, actions, task, max_steps, numpy_actio
     _check_injected_program(state, actions, task, max_steps, numpy_actions)
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(state=reachable_states(), actions=ACTIONS, task=st.sampled_from(TASK_NAMES))
 def test_reachable_states_single_env(state, actions, task):
     _check_injected_program(state, actions, task, 50, False)
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), n=st.integers(1, 4), mode=st.sampled_from(["NextStep", "SameStep"]),
        tasks=st.lists(st.sampled_from(TASK_NAMES), min_size=1, max_size=4, unique=True),
        max_steps=st.sampled_from([50, 3, 8]), seed=st.integers(0, 2**32))
@@ -560,6 +560,32 @@ def test_injected_states_vector_env(data, n, mode, tasks, max_steps, seed):
             rows.step(np.array(acts, dtype=dtype), f"op {t}")
     finally:
         rows.close()
+
+
+_GRID: dict[str, RobomanVectorEnv] = {}
+
+
+@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(state=states(), actions=st.lists(st.integers(0, 6), max_size=10), row=st.integers(0, 2))
+def test_grid_obs_of_injected_states(state, actions, row):
+    """The grid observation of any state (cyclic or one-sided links included) and of its successors."""
+    if "env" not in _GRID:
+        _GRID["env"] = RobomanVectorEnv(3, task="StackRedOnGreen", obs_type="grid", max_episode_steps=10**6)
+        _GRID["env"].reset(seed=0)
+    envs = _GRID["env"]
+    obs, info = envs.set_state(copy.deepcopy(state), row)
+    np.testing.assert_array_equal(obs, roboman_grid_obs(state))
+    ref = copy.deepcopy(state)
+    for a in actions:
+        acts = np.zeros(3, np.int64)
+        acts[row] = a
+        roboman_step(ref, a, "StackRedOnGreen", 10**6)
+        obs, _, term, _, _ = envs.step(acts)
+        assert obs.dtype == np.uint8 and obs.shape == (3, 7, 7, 4)
+        np.testing.assert_array_equal(obs[row], roboman_grid_obs(ref))
+        assert envs.get_state(row) == ref
+        if term[row]:
+            break
 
 
 @pytest.mark.slow

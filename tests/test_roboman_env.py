@@ -265,6 +265,25 @@ def test_solved_at_reset_rates(task):
     envs.close()
 
 
+@pytest.mark.parametrize("task", sorted(SOLVED_AT_RESET))
+def test_first_step_ends_exactly_the_solved_starts_except_touch(task):
+    """Nothing can be lifted on the first step (the agent starts on an empty cell), so only TouchX can change."""
+    n = 4000
+    noop = RobomanVectorEnv(n, task=task)
+    moved = RobomanVectorEnv(n, task=task)
+    noop.reset(seed=31)
+    moved.reset(seed=31)
+    _, _, solved, _, _ = noop.step(np.zeros(n, np.int64))
+    _, rew, term, _, _ = moved.step(np.random.default_rng(0).integers(0, 7, n))
+    np.testing.assert_array_equal(rew, term.astype(np.float32))
+    if task.startswith("Touch") and "With" not in task:
+        assert (term != solved).any()
+    else:
+        np.testing.assert_array_equal(term, solved)
+    noop.close()
+    moved.close()
+
+
 @pytest.mark.parametrize("task", ["TouchBlue", "MoveRedToCenter", "MoveGreenToCorner", "MoveBlueCloseToGreen",
                                   "MoveRedFarFromBlue"])
 def test_exclude_solved_starts_gives_no_solved_start(task):
@@ -382,6 +401,27 @@ def test_action_masks_on_reset_and_every_step(mode):
                 np.testing.assert_array_equal(reset_infos["action_mask"][i], roboman_mask(envs.get_state(i)))
             infos = {"action_mask": np.stack([roboman_mask(envs.get_state(i)) for i in range(n)]),
                      "_action_mask": np.ones(n, bool)}
+    envs.close()
+
+
+def test_reset_mask_resets_the_masked_rows_to_their_next_episode():
+    n = 6
+    envs = RobomanVectorEnv(n, tasks=["LiftRed", "TouchGreen", "StackBlueOnGreen"])
+    envs.reset(seed=50)
+    keys = derive_keys([50 + i for i in range(n)])
+    envs.step(np.full(n, 4))
+    before = [envs.get_state(i) for i in range(n)]
+    mask = np.array([True, False, True, True, False, False])
+    obs, infos = envs.reset(options={"reset_mask": mask})
+    np.testing.assert_array_equal(infos["_action_mask"], mask)
+    for i in range(n):
+        if mask[i]:
+            state, task = roboman_reset(keys[i], 1, ["LiftRed", "TouchGreen", "StackBlueOnGreen"])
+            assert envs.get_state(i) == state and envs.get_task(i) == task.name
+            np.testing.assert_array_equal(infos["action_mask"][i], roboman_mask(state))
+        else:
+            assert envs.get_state(i) == before[i]
+        np.testing.assert_array_equal(obs[i], roboman_obs(envs.get_state(i)))
     envs.close()
 
 

@@ -345,6 +345,7 @@ class NavVectorEnv(GridVectorEnv):
         if "needs_reset" in state:
             st.needs_reset[i] = bool(state["needs_reset"])
         self.kernel.observe()
+        self._was_reset = True  # an injected state is a valid place to step from
         return self._output(st.obs[i]), {}
 
     def _parse_tiles(self, rows, i: int) -> np.ndarray:

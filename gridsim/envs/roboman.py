@@ -251,6 +251,7 @@ class RobomanVectorEnv(GridVectorEnv):
         st.timer[i] = timer
         st.needs_reset[i] = False
         self.kernel.observe()
+        self._was_reset = True  # an injected state is a valid place to step from
         return self._output(st.obs[i]), {"action_mask": st.action_mask[i].copy()}
 
     def _index(self, index: int) -> int:
