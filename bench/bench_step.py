@@ -208,14 +208,30 @@ def run_batch(cfg: BenchConfig, modes: Iterable[str], emit: Emit,
         envs.close()
 
 
-def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any]) -> list[dict]:
-    """Time a SyncVectorEnv of ``cfg.reference_envs`` pure-Python reference envs."""
+def original_available() -> bool:
+    """Whether the original gridroboman package can be imported (it is not on a package index)."""
+    import importlib.util
+
+    return importlib.util.find_spec("gridroboman") is not None
+
+
+def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any], original: bool = False) -> list[dict]:
+    """Time a SyncVectorEnv of ``cfg.reference_envs`` pure-Python envs.
+
+    With ``original=True`` (roboman only) the envs are the original gridroboman's, made
+    with ``gymnasium.make`` as its users do; the records then have mode ``"original"``.
+    """
     from gridsim.nav.level import load_nav_level
     from gridsim.reference.nav import ReferenceNavEnv
     from gridsim.reference.roboman import ReferenceRobomanEnv
 
     n, steps = cfg.reference_envs, cfg.reference_steps
-    if cfg.family == "roboman":
+    if original:
+        import gridroboman  # noqa: F401  (registers the original's Gridroboman-* ids)
+
+        def make():
+            return gymnasium.make(f"Gridroboman-{cfg.level}-v0")
+    elif cfg.family == "roboman":
         def make():
             return ReferenceRobomanEnv(task=cfg.level)
     else:
@@ -235,7 +251,7 @@ def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any]) -> list[di
         records = []
         for rep in range(cfg.repeats):
             seconds = time_step(envs.step, rows)
-            rec = record(cfg, info, "reference", n, steps, rep, seconds, None)
+            rec = record(cfg, info, "original" if original else "reference", n, steps, rep, seconds, None)
             emit(rec)
             records.append(rec)
         return records
@@ -252,6 +268,8 @@ def run(cfg: BenchConfig, emit: Emit | None = None,
     records = run_batch(cfg, modes, emit, info)
     if "reference" in modes:
         records += run_reference(cfg, emit, info)
+        if cfg.family == "roboman" and cfg.mode == "all" and original_available():
+            records += run_reference(cfg, emit, info, original=True)
     return records
 
 
@@ -263,7 +281,7 @@ def summarize(records: list[dict[str, Any]], reference: list[dict[str, Any]] | N
     (the sweep times the reference once for all batch sizes).
     """
     batch = [r for r in records if r["mode"] in ("raw", "step")]
-    ref = [r for r in records if r["mode"] == "reference"] + list(reference or [])
+    ref = [r for r in records if r["mode"] in ("reference", "original")] + list(reference or [])
     first = (batch or ref)[0]
     keys = ("bench", "family", "level", "obs_type", "actions", "num_envs", "steps",
             "bytes_per_env", "threads", "max_episode_steps", "cpu_model", "cores", "python",
@@ -271,10 +289,11 @@ def summarize(records: list[dict[str, Any]], reference: list[dict[str, Any]] | N
     out: dict[str, Any] = {k: first[k] for k in keys}
     out["mode"] = "summary"
     out["repeats"] = max((r["repeat"] + 1 for r in batch or ref), default=0)
+    ref = [r for r in ref if r["mode"] == "reference"] + [r for r in ref if r["mode"] == "original"]
     if not batch:
         out["num_envs"] = out["steps"] = out["bytes_per_env"] = None
     best: dict[str, float] = {}
-    for mode, group in (("raw", batch), ("step", batch), ("reference", ref)):
+    for mode, group in (("raw", batch), ("step", batch), ("reference", ref), ("original", ref)):
         rates = [r["env_steps_per_s"] for r in group if r["mode"] == mode]
         if not rates:
             out[f"{mode}_env_steps_per_s"] = None
@@ -289,6 +308,8 @@ def summarize(records: list[dict[str, Any]], reference: list[dict[str, Any]] | N
     out["step_over_reference"] = (
         best["step"] / best["reference"] if {"step", "reference"} <= best.keys() else None
     )
+    if "original" in best:
+        out["step_over_original"] = best["step"] / best["original"] if "step" in best else None
     return out
 
 
