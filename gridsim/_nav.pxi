@@ -208,6 +208,13 @@ cdef class NavKernel:
                 self.ended_rows[self.n_ended] = <int32_t>i
                 self.n_ended += 1
 
+    def bind_obs(self, obs):
+        """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
+        if self.obs_kind == OBS_COORDS:
+            self.obs_i32 = obs.reshape(self.num_envs, -1)
+        else:
+            self.obs_u8 = obs.reshape(self.num_envs, -1)
+
     def observe(self):
         """Rewrite every env's observation from its state (after a state is injected)."""
         cdef Py_ssize_t i

@@ -230,6 +230,13 @@ cdef class RobomanKernel:
                     self.reset_one(i)
                     self.write_outputs(i, &self.record[i, 0], False)
 
+    def bind_obs(self, obs):
+        """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
+        if self.obs_kind == ROBO_OBS_VECTOR:
+            self.obs_f32 = obs
+        else:
+            self.obs_u8 = obs.reshape(self.num_envs, -1)
+
     def observe(self):
         """Rewrite every env's observation and action mask from its state (after injection)."""
         cdef Py_ssize_t i
@@ -285,6 +292,8 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
     cdef float* obs_vec = &self.obs_f32[0, 0] if self.obs_kind == ROBO_OBS_VECTOR else NULL
     cdef Py_ssize_t obs_size = self.obs_size
     cdef int one_hot = self.num_tasks if self.task_in_obs else 0
+    cdef int8_t* records = &self.record[0, 0]
+    cdef const int16_t* task_slot = &self.task_slot[0]
     self.err_code = E_OK
     self.err_env = -1
     if actions.shape[0] != self.num_envs:
@@ -310,7 +319,7 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
         self.stat_success[i] = 0
         self.final_mask[i] = 0
     for i in range(self.num_envs):
-        rec = &self.record[i, 0]
+        rec = records + R_SIZE * i
         if needs_reset[i] and mode == AR_NEXT_STEP:
             # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
             self.episode[i] += 1
@@ -345,7 +354,7 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
             else:
                 needs_reset[i] = 1
         if obs_vec != NULL:
-            robo_outputs(r, mask + 7 * i, obs_vec + obs_size * i, NULL, one_hot, self.task_slot[i])
+            robo_outputs(r, mask + 7 * i, obs_vec + obs_size * i, NULL, one_hot, task_slot[i] if one_hot else 0)
         else:
             self.write_outputs(i, r, False)
     self.n_ended = n_done

@@ -105,11 +105,16 @@ class GridVectorEnv(VectorEnv):
         }
         self._window = None
         self._was_reset = False
-
+        # With copy=True and a kernel that rewrites every row's observation on every step,
+        # step() hands the kernel a fresh array to write into instead of copying its buffer.
+        self._fresh_obs = False
+        self._obs_external = False  # the kernel currently writes into such a fresh array
     def _finish_init(self):
         """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._fresh_obs = self.copy and self.obs_rewritten_every_step
+        self._all_rows = np.ones(self.num_envs, np.bool_)
         k = self.kernel
         if isinstance(self.single_action_space, gym.spaces.Discrete):
             self._action_shape = (self.num_envs,)
@@ -138,6 +143,7 @@ class GridVectorEnv(VectorEnv):
             super().reset(seed=int(seed))
             self.action_space.seed(int(seed))
             self.single_action_space.seed(int(seed))
+        self._own_obs()  # rows not reset keep their observation
         family_options = {k: v for k, v in options.items() if k != "reset_mask"}
         self._apply_reset_options(mask, family_options)
         self._seed_envs(mask, seeds)
@@ -220,6 +226,11 @@ class GridVectorEnv(VectorEnv):
         """Step every env; see the class docstring for the autoreset timelines."""
         if not self._was_reset:
             raise gym.error.ResetNeeded("call reset() before step()")
+        st = self.state
+        if self._fresh_obs:
+            obs = np.empty(st.obs.shape, st.obs.dtype)
+            self.kernel.bind_obs(obs)
+            self._obs_external = True
         try:  # fast path: a contiguous array of a dtype the kernel takes as it is
             n_done = self._step_by_dtype[actions.dtype](actions)
         except (AttributeError, KeyError, TypeError, ValueError):
@@ -227,10 +238,10 @@ class GridVectorEnv(VectorEnv):
             n_done = fn(actions)
         if n_done < 0:
             raise self._kernel_error(actions)
-        st = self.state
         if self.copy:
-            obs, rewards = st.obs.copy(), st.rewards.copy()
-            terminated, truncated = st.terminated.copy(), st.truncated.copy()
+            if not self._fresh_obs:
+                obs = st.obs.copy()
+            rewards, terminated, truncated = st.rewards.copy(), st.terminated.copy(), st.truncated.copy()
         else:
             obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
         infos: dict[str, Any] = {}
@@ -246,6 +257,17 @@ class GridVectorEnv(VectorEnv):
     has_step_infos = False
     # Extra episode statistics: info name -> state array (e.g. "success" -> "stat_success").
     stat_extras: dict[str, str] = {}
+
+    # Whether the kernel writes every row's observation on every step (not true of images
+    # that are kept up to date cell by cell).
+    obs_rewritten_every_step = True
+
+    def _own_obs(self):
+        """Point the kernel back at the internal observation buffer, rebuilt from the state."""
+        if self._obs_external:
+            self.kernel.bind_obs(self.state.obs)
+            self.kernel.observe()
+            self._obs_external = False
 
     def _step_infos(self, infos: dict):
         """Family hook: the infos of every step (for example action masks)."""
@@ -343,6 +365,7 @@ class GridVectorEnv(VectorEnv):
     def state_dict(self) -> dict[str, Any]:
         """A deep copy of the whole batch state (numpy arrays plus the seeds in use)."""
         st = self.state
+        self._own_obs()
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
         out["seeds"] = list(st.seeds)
         out["num_envs"] = self.num_envs
@@ -364,6 +387,7 @@ class GridVectorEnv(VectorEnv):
                     f"state[{name!r}] has shape {src.shape} and dtype {src.dtype}, "
                     f"expected {dst.shape} and {dst.dtype}"
                 )
+        self._own_obs()
         for name in st.DYNAMIC:
             dst = getattr(st, name)
             if name in ("grid", "cell_flags") and not st.mutable:  # shared static maps

@@ -53,3 +53,23 @@ def test_long_random_walk_keeps_agents_inside_the_map(level):
         assert (obs[:, 1] >= 0).all() and (obs[:, 1] < W).all()
         walkable = envs.level.walkable[obs[:, 0], obs[:, 1]]
         assert walkable.all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gridsim.NavVectorEnv(num_envs=4, level="nav/room5_medium", obs_type="view"),
+    lambda: gridsim.RobomanVectorEnv(num_envs=4, task="StackRedOnGreen"),
+])
+def test_returned_observations_are_the_callers_and_never_read_back(make):
+    """step() writes each call's observations into a fresh array; scribbling on it changes nothing."""
+    envs = make()
+    envs.reset(seed=0)
+    n = envs.single_action_space.n
+    obs, *_ = envs.step(np.arange(4) % n)
+    expected = obs.copy()
+    obs[...] = 0  # the caller owns the array
+    mask = np.array([True, False, False, False])
+    obs2, _ = envs.reset(options={"reset_mask": mask})
+    np.testing.assert_array_equal(obs2[1:], expected[1:])
+    np.testing.assert_array_equal(envs.state_dict()["obs"][1:], expected[1:])
+    obs3, *_ = envs.step(np.zeros(4, np.int64))
+    assert not np.shares_memory(obs3, obs2) and not np.shares_memory(obs3, obs)

@@ -228,6 +228,7 @@ class NavVectorEnv(GridVectorEnv):
             max_steps=self.max_episode_steps or 0, nan_to_zero=nan_action == "zero",
         )
         self.kernel = _core.NavKernel(self.state)
+        self.obs_rewritten_every_step = self.obs_type != "image"  # images are repainted cell by cell
         self._finish_init()
 
     def _load_maps(self, level, world_map, alphabet, default_symbol, unknown_symbols,
@@ -344,6 +345,7 @@ class NavVectorEnv(GridVectorEnv):
             st.ep_return[i] = float(state["return"])
         if "needs_reset" in state:
             st.needs_reset[i] = bool(state["needs_reset"])
+        self._own_obs()
         self.kernel.observe()
         self._was_reset = True  # an injected state is a valid place to step from
         return self._output(st.obs[i]), {}

@@ -186,7 +186,7 @@ class RobomanVectorEnv(GridVectorEnv):
 
     def _step_infos(self, infos: dict):
         infos["action_mask"] = self.state.action_mask.copy()
-        infos["_action_mask"] = np.ones(self.num_envs, np.bool_)
+        infos["_action_mask"] = self._all_rows.copy()
 
     def _final_step_infos(self, infos: dict, ended: np.ndarray):
         infos["action_mask"] = np.where(ended[:, None], self.state.final_action_mask, 0).astype(np.int8)
@@ -250,6 +250,7 @@ class RobomanVectorEnv(GridVectorEnv):
         st.held[i] = held
         st.timer[i] = timer
         st.needs_reset[i] = False
+        self._own_obs()
         self.kernel.observe()
         self._was_reset = True  # an injected state is a valid place to step from
         return self._output(st.obs[i]), {"action_mask": st.action_mask[i].copy()}
