@@ -140,6 +140,7 @@ cdef enum:
     R_ABOVE = 8    # R_ABOVE + j: object directly on top of j
     R_BELOW = 11   # R_BELOW + j: object directly under j
     R_HELD = 14    # lifted object
+    R_TASK = 15    # the env's task id (a row of gridsim.roboman.TASKS)
     R_SIZE = 16
 
 
@@ -160,9 +161,8 @@ cdef class RobomanKernel:
     cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
 
     # ---- per-env state (owned by gridsim.state.RobomanState); -1 means None ----
-    cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held (layout above)
+    cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held, task (layout above)
     cdef int64_t[::1] timer               # (N,) steps in this episode
-    cdef int16_t[::1] task                # (N,) current task id
     cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
     cdef int64_t[::1] episode             # (N,)
     cdef uint64_t[:, ::1] key             # (N, 2)

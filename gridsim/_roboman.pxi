@@ -6,14 +6,18 @@
 # An env is one 16-byte record (layout in _core.pxd), stepped in place.
 
 
+# Index of the lowest set bit of a 3-bit set, -1 for the empty set.
+cdef int[8] LOWEST_BIT = [-1, 0, 1, 0, 2, 0, 1, 0]
+
+
 cdef inline int robo_top(const int8_t* r) noexcept nogil:
     # The smallest object on the agent's cell that is not held and has nothing on it.
-    cdef int j
+    # Branch-free: where the objects are relative to the agent is unpredictable.
+    cdef int j, bits = 0
     for j in range(3):
-        if (j != r[R_HELD] and r[R_ABOVE + j] < 0
-                and r[R_OBJ + 2 * j] == r[R_AX] and r[R_OBJ + 2 * j + 1] == r[R_AY]):
-            return j
-    return -1
+        bits |= ((j != r[R_HELD]) & (r[R_ABOVE + j] < 0) & (r[R_OBJ + 2 * j] == r[R_AX])
+                 & (r[R_OBJ + 2 * j + 1] == r[R_AY])) << j
+    return LOWEST_BIT[bits]
 
 
 cdef inline int iabs(int v) noexcept nogil:
@@ -137,7 +141,6 @@ cdef class RobomanKernel:
         self.task_set = state.task_set
         self.record = state.record
         self.timer = state.timer
-        self.task = state.task
         self.task_slot = state.task_slot
         self.episode = state.episode
         self.key = state.key
@@ -189,7 +192,6 @@ cdef class RobomanKernel:
         s[0] = stream_seed(self.key[i, 0], self.key[i, 1], TAG_EPISODE, <uint64_t>self.episode[i])
         self.task_slot[i] = <int16_t>next_bounded(s, self.num_tasks)
         t = self.task_set[self.task_slot[i]]
-        self.task[i] = <int16_t>t
         while True:
             taken[0] = <int>next_bounded(s, 49)
             order[0] = taken[0]
@@ -207,6 +209,7 @@ cdef class RobomanKernel:
                     q -= 1
                 order[q] = c
             memset(r, -1, R_SIZE)
+            r[R_TASK] = <int8_t>t
             r[R_AX] = <int8_t>(taken[0] % 7)
             r[R_AY] = <int8_t>(taken[0] // 7)
             for j in range(3):
@@ -279,7 +282,6 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
     cdef int mode = self.autoreset_mode
     cdef int64_t max_steps = self.max_steps
     cdef int64_t* timer = &self.timer[0]
-    cdef const int16_t* task = &self.task[0]
     cdef const int8_t* task_kind = &self.task_kind[0]
     cdef const int8_t* task_x = &self.task_x[0]
     cdef const int8_t* task_y = &self.task_y[0]
@@ -331,7 +333,7 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
             continue
         r = rec  # stepped in place: copying a record just written byte by byte stalls the CPU
         robo_apply(r, <int>actions[i])
-        t = task[i]
+        t = r[R_TASK]
         term = robo_goal(r, task_kind[t], task_x[t], task_y[t])
         timer[i] += 1
         trunc = timer[i] == max_steps

@@ -298,7 +298,7 @@ class RobomanState:
     """
 
     DYNAMIC = (
-        "record", "timer", "task", "task_slot", "episode", "key",
+        "record", "timer", "task_slot", "episode", "key",
         "rng", "ep_return", "needs_reset", "reseed", "seeded", "obs", "final_obs", "action_mask",
         "final_action_mask", "final_mask", "rewards", "terminated", "truncated", "stat_mask",
         "stat_return", "stat_length", "stat_success",
@@ -333,9 +333,10 @@ class RobomanState:
         self.above = self.record[:, 8:11]  # (N, 3) object on top, -1 = None
         self.below = self.record[:, 11:14]  # (N, 3) object underneath, -1 = None
         self.held = self.record[:, 14]  # (N,) lifted object, -1 = None
+        self.task = self.record[:, 15]  # (N,) task id
         assert np.shares_memory(self.obj_pos, self.record)
         self.timer = np.zeros(N, np.int64)  # (N,) steps in this episode
-        self.task = np.full(N, first, np.int16)  # (N,) task id
+        self.task[:] = first
         self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set
         self.episode = np.zeros(N, np.int64)
         self.key = np.zeros((N, 2), np.uint64)
