@@ -268,7 +268,7 @@ def run(cfg: BenchConfig, emit: Emit | None = None,
     records = run_batch(cfg, modes, emit, info)
     if "reference" in modes:
         records += run_reference(cfg, emit, info)
-        if cfg.family == "roboman" and cfg.mode == "all" and original_available():
+        if cfg.family == "roboman" and original_available():
             records += run_reference(cfg, emit, info, original=True)
     return records
 

@@ -91,7 +91,7 @@ cdef inline void robo_outputs(const int8_t* r, int8_t* m, float* v, uint8_t* g,
     m[2] = r[R_AY] == 6
     m[3] = r[R_AX] == 0
     m[4] = r[R_AX] == 6
-    m[5] = held >= 0 or robo_top(r) < 0
+    m[5] = (held >= 0) | (robo_top(r) < 0)  # no short circuit: one branch fewer
     m[6] = held < 0
     if v != NULL:
         v[0] = r[R_AX]
