@@ -228,7 +228,7 @@ class GridVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() before step()")
         st = self.state
         if self._fresh_obs:
-            obs = np.empty(st.obs.shape, st.obs.dtype)
+            obs = np.empty_like(st.obs)
             self.kernel.bind_obs(obs)
             self._obs_external = True
         try:  # fast path: a contiguous array of a dtype the kernel takes as it is
@@ -276,10 +276,12 @@ class GridVectorEnv(VectorEnv):
         """Family hook: under SAME_STEP, the step infos of the final states of ``ended`` rows."""
 
     def _ended_infos(self, infos: dict):
+        """Add the infos of the rows whose episode ended on this call (in ``final_info`` under SAME_STEP)."""
         st = self.state
         ended = st.stat_mask.copy()
-        terminal_info: dict[str, Any] = {}
-        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
+        terminal_info: dict[str, Any] = {} if same_step else infos
+        if same_step:
             self._final_step_infos(terminal_info, ended)
         if self.episode_stats:
             stats = {"return": st.stat_return.copy(), "_return": ended,
@@ -289,7 +291,7 @@ class GridVectorEnv(VectorEnv):
                 stats["_" + name] = ended
             terminal_info["episode_stats"] = stats
             terminal_info["_episode_stats"] = ended
-        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+        if same_step:
             final_obs = np.full(self.num_envs, None, dtype=object)
             rows = np.flatnonzero(ended)
             values = st.final_obs[rows]
@@ -297,14 +299,12 @@ class GridVectorEnv(VectorEnv):
                 values = values.astype(self.obs_dtype)
             for k, i in enumerate(rows):
                 final_obs[i] = values[k]
+            # The top-level step infos already describe each row's current state: the new
+            # episode's first state on the rows that just reset.
             infos["final_obs"] = final_obs
             infos["_final_obs"] = ended
             infos["final_info"] = terminal_info
             infos["_final_info"] = ended
-            # The top-level step infos already describe each row's current state: the new
-            # episode's first state on the rows that just reset.
-        else:
-            infos.update(terminal_info)
 
     def _coerce_actions(self, actions):
         """The slow path: convert and validate actions of any array-like and dtype."""
