@@ -1,8 +1,9 @@
 """Typed stub of gridsim's compiled kernel (``gridsim/_core.pyx``)."""
 
+from typing import final
+
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import disjoint_base
 
 DEBUG_BUILD: bool
 
@@ -25,7 +26,7 @@ OBS_KIND_COORDS: int
 OBS_KIND_IMAGE: int
 OBS_KIND_VIEW: int
 
-@disjoint_base
+@final
 class NavKernel:
     """The navigation family's kernel over one ``gridsim.state.NavState``."""
 
@@ -64,7 +65,7 @@ class NavKernel:
     def step_f32(self, actions: npt.NDArray[np.float32]) -> int: ...
     def step_f64(self, actions: npt.NDArray[np.float64]) -> int: ...
 
-@disjoint_base
+@final
 class RobomanKernel:
     """The manipulation family's kernel over one ``gridsim.state.RobomanState``."""
 
