@@ -84,13 +84,14 @@ def test_play_window_steps_on_key_presses():
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
 @pytest.mark.parametrize("how", ["escape", "sigterm", "sigint"])
-def test_play_in_a_real_terminal_exits_cleanly(how):
+def test_play_in_a_real_terminal_exits_cleanly(how, tmp_path):
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, PYTHONPATH=GRIDSIM_HOME, TERM="xterm")
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
     child = pexpect.spawn(sys.executable, ["-m", "gridsim.play", "gridsim/Gridroboman-LiftRed-v0",
-                                           "--seed", "1"], env=env, encoding="utf-8", timeout=30)
+                                           "--seed", "1"], env=env, encoding="utf-8", timeout=30,
+                          cwd=str(tmp_path))  # not the source folder, which may hold no compiled kernel
     child.expect("task LiftRed")
     child.send("\x1b[A")  # up arrow
     child.expect("step 1")
