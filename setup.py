@@ -45,6 +45,7 @@ setup(
         "gridsim.nav",
         "gridsim.envs",
         "gridsim.roboman",
+        "gridsim.kitchen",
         "gridsim.reference",
         "gridsim.builtin_levels",
     ],

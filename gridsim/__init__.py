@@ -8,7 +8,7 @@ Importing gridsim registers its ids with Gymnasium::
     envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=4096)
 """
 
-from gridsim.envs import NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
+from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
 from gridsim.envs.nav import make_nav_vec
 from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError
 from gridsim.levels import find_level, read_level
@@ -22,6 +22,8 @@ __all__ = [
     "GridSimError",
     "GridVectorEnv",
     "InvalidActionError",
+    "KitchenEnv",
+    "KitchenVectorEnv",
     "LevelError",
     "LevelNotFoundError",
     "NavEnv",

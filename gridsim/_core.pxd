@@ -2,7 +2,7 @@
 """Declarations shared by the kernel: flag bits, error codes, modes, the nav kernel's fields."""
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 # Tile flag bits (gridsim.nav.alphabet defines the same values; a test checks they agree).
 # They fit in a byte, so per-cell flag maps are uint8.
@@ -193,3 +193,83 @@ cdef class RobomanKernel:
 
     cdef void reset_one(self, Py_ssize_t i) noexcept nogil
     cdef void write_outputs(self, Py_ssize_t i, const int8_t* r, bint final) noexcept nogil
+
+
+# Kitchen tile kinds (gridsim.kitchen.rules, same order) and event kinds.
+cdef enum:
+    T_FLOOR = 0
+    T_COUNTER = 1
+    T_CUTBOARD = 2
+    T_DELIVERY = 3
+
+cdef enum:
+    EV_ITEM_CHOPPED = 1   # payload: agent, the chopped item's new id
+    EV_ITEMS_MERGED = 2   # payload: agent, the merged item's id
+    EV_DISH_DELIVERED = 3 # payload: agent, the delivered item's id
+    EV_COLLISION = 4      # payload: the blocked agent, its target cell
+
+
+@cython.final
+cdef class KitchenKernel:
+    # ---- sizes and options ----
+    cdef readonly int num_kitchens, num_agents, num_rows   # rows = kitchens, or kitchens x agents
+    cdef readonly int height, width, num_cells, num_items, num_components
+    cdef readonly int agent_rows                # one row per agent (obs gets a "this agent" channel)
+    cdef readonly int obs_channels, channels_first
+    cdef readonly int autoreset_mode
+    cdef readonly int max_deliveries, max_events
+    cdef public int max_steps                   # truncated when t >= max_steps
+    cdef readonly uint32_t all_recipes          # bit r set for every recipe of the level
+
+    # ---- level tables (cells are y * W + x) ----
+    cdef const uint8_t[::1] tile_kind           # (C,) T_* of each cell
+    cdef const int16_t[::1] init_item           # (C,) item on each cell at reset, 0 none
+    cdef const int16_t[::1] start_cell          # (A,) start cell of each agent
+    cdef const int16_t[::1] chop_to             # (I,) item after chopping, -1 = cannot
+    cdef const int16_t[:, ::1] merge_to         # (I, I) merged item, -1 = not mergeable
+    cdef const uint8_t[::1] deliverable         # (I,)
+    cdef const uint32_t[::1] dish_of            # (I,) bit r = the item is recipe r's dish
+    cdef const uint16_t[::1] comp_bits          # (I,) bit k = the item has component k
+
+    # ---- per-kitchen state (owned by gridsim.state.KitchenState) ----
+    cdef int16_t[:, ::1] agent_cell             # (K, A)
+    cdef int16_t[:, ::1] held                   # (K, A) held item, 0 none
+    cdef int16_t[:, ::1] tile_item              # (K, C) item lying on each cell, 0 none
+    cdef uint16_t[:, ::1] delivered_bits        # (K, C) components delivered to each delivery cell
+    cdef uint32_t[::1] solved                   # (K,) recipes satisfied by a delivered item
+    cdef int16_t[::1] n_delivered               # (K,)
+    cdef int16_t[:, ::1] delivered_item         # (K, D) delivered items, in order
+    cdef int16_t[:, ::1] delivered_cell         # (K, D) and where
+    cdef int32_t[::1] t                         # (K,) steps in this episode
+    cdef int64_t[::1] episode                   # (K,)
+    cdef double[::1] ep_return                  # (K,)
+    cdef uint8_t[::1] needs_reset               # (K,)
+    cdef int8_t[:, ::1] event_kind              # (K, E) EV_*, this step's events
+    cdef int8_t[:, ::1] event_agent             # (K, E)
+    cdef int16_t[:, ::1] event_value            # (K, E) item id or cell
+    cdef int16_t[::1] event_count               # (K,)
+    cdef const uint8_t[::1] base_obs            # (obs_size,) the tile channels of one row
+
+    # ---- outputs (per row) ----
+    cdef uint8_t[:, ::1] obs                    # (R, obs_size)
+    cdef uint8_t[:, ::1] final_obs              # (R, obs_size)
+    cdef uint8_t[::1] final_mask                # (R,)
+    cdef float[::1] rewards                     # (R,)
+    cdef uint8_t[::1] terminated                # (R,)
+    cdef uint8_t[::1] truncated                 # (R,)
+    cdef uint8_t[::1] stat_mask                 # (R,)
+    cdef double[::1] stat_return                # (R,)
+    cdef int32_t[::1] stat_length               # (R,)
+    cdef uint8_t[::1] stat_success              # (R,)
+    cdef int32_t[::1] stat_dishes               # (R,) items delivered in the episode
+    cdef int32_t[::1] ended_rows                # (R,)
+    cdef Py_ssize_t n_ended
+    cdef int8_t[:, ::1] moves                   # (K, A) scratch: validated actions
+
+    cdef readonly int err_env, err_code
+
+    cdef void reset_one(self, Py_ssize_t k) noexcept nogil
+    cdef void step_kitchen(self, Py_ssize_t k) noexcept nogil
+    cdef void interact(self, Py_ssize_t k, int a, int cell) noexcept nogil
+    cdef void write_obs(self, Py_ssize_t k, bint final) noexcept nogil
+    cdef void add_event(self, Py_ssize_t k, int kind, int agent, int value) noexcept nogil

@@ -9,11 +9,12 @@ any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
 Python exceptions in ``gridsim.vector``.
 
 Each family's kernel is a cdef class in its own include file: ``_nav.pxi``
-(PixelWorld navigation) and ``_roboman.pxi`` (gridroboman manipulation).
+(PixelWorld navigation), ``_roboman.pxi`` (gridroboman manipulation) and
+``_kitchen.pxi`` (gym-cooking kitchens).
 """
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport isnan
 
@@ -55,6 +56,7 @@ ctypedef fused discrete_t:
 
 include "_nav.pxi"
 include "_roboman.pxi"
+include "_kitchen.pxi"
 
 
 def rng_stream(uint64_t state, Py_ssize_t n):

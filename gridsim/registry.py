@@ -10,6 +10,7 @@ from gridsim.roboman.tasks import OBJECT_NAMES, TASK_KINDS, TASKS
 __all__ = ["PIXELWORLD_IDS", "register_all", "registered_ids"]
 
 NAV_ENTRY = {"entry_point": "gridsim.envs:NavEnv", "vector_entry_point": "gridsim.envs:NavVectorEnv"}
+KITCHEN_ENTRY = {"entry_point": "gridsim.envs:KitchenEnv", "vector_entry_point": "gridsim.envs:KitchenVectorEnv"}
 ROBOMAN_ENTRY = {"entry_point": "gridsim.envs:RobomanEnv", "vector_entry_point": "gridsim.envs:RobomanVectorEnv"}
 
 # The original PixelWorld ids: version -> (alphabet, map stem).
@@ -31,7 +32,7 @@ def _register(env_id: str, max_episode_steps: int | None, kwargs: dict, entry: d
 
 
 def register_all():
-    """Register every id: PixelWorld-v0..v5, Nav-<level>-v0 per nav level, Gridroboman-<Task>-v0 per task."""
+    """Register every id: PixelWorld-v0..v5, Nav-<level>-v0, Gridroboman-<Task>-v0, Kitchen-<level>-v0."""
     for version, (alphabet, stem) in PIXELWORLD_IDS.items():
         _register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS,
                   {"level": f"nav/{stem}", "alphabet": alphabet}, NAV_ENTRY)
@@ -50,6 +51,9 @@ def register_all():
         kwargs = {"task": kind, "x_obj": OBJECT_NAMES[task.x_obj],
                   "y_obj": OBJECT_NAMES[task.y_obj] if task.y_obj >= 0 else -1}
         _register(task.env_id, None, kwargs, ROBOMAN_ENTRY)
+    for name in builtin_level_names("kitchen"):
+        _register(f"gridsim/Kitchen-{name.split('/', 1)[1]}-v0", DEFAULT_MAX_STEPS,
+                  {"level": name, "num_agents": 2}, KITCHEN_ENTRY)
 
 
 def registered_ids() -> list[str]:

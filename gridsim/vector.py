@@ -116,8 +116,9 @@ class GridVectorEnv(VectorEnv):
         self._fresh_obs = self.copy and self.obs_rewritten_every_step
         self._all_rows = np.ones(self.num_envs, np.bool_)
         k = self.kernel
-        if isinstance(self.single_action_space, gym.spaces.Discrete):
-            self._action_shape = (self.num_envs,)
+        space = self.single_action_space
+        if isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete)):
+            self._action_shape = (self.num_envs, *space.shape)
             self._step_by_dtype = {np.dtype(np.int64): k.step_i64, np.dtype(np.int32): k.step_i32}
         else:
             self._action_shape = (self.num_envs, *self.single_action_space.shape)
@@ -146,8 +147,9 @@ class GridVectorEnv(VectorEnv):
         self._own_obs()  # rows not reset keep their observation
         family_options = {k: v for k, v in options.items() if k != "reset_mask"}
         self._apply_reset_options(mask, family_options)
-        self._seed_envs(mask, seeds)
-        self.kernel.reset(mask.view(np.uint8))
+        unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
+        self._seed_envs(unit_mask, unit_seeds)
+        self.kernel.reset(unit_mask.view(np.uint8))
         self._was_reset = True
         obs = self._output(self.state.obs)
         return obs, self._reset_infos(mask)
@@ -210,6 +212,10 @@ class GridVectorEnv(VectorEnv):
             st.seeded[new_i] = True
             for i, s in zip(new_i, new_s, strict=True):
                 st.seeds[i] = s
+
+    def _rows_to_units(self, mask: np.ndarray, seeds):
+        """Family hook: the reset mask and seeds per simulated world (a row is one world by default)."""
+        return mask, seeds
 
     def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
         """Family hook: apply reset options to the masked envs (unknown keys raise)."""

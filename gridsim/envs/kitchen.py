@@ -1,0 +1,331 @@
+"""The kitchen family (gym-cooking): ``KitchenVectorEnv`` and its single-env view ``KitchenEnv``."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from gridsim import _core
+from gridsim.envs.single import SingleEnvView
+from gridsim.kitchen.level import load_kitchen_level
+from gridsim.kitchen.rules import DEFAULT_RULES
+from gridsim.state import KitchenState
+from gridsim.vector import AUTORESET_CODES, GridVectorEnv
+
+__all__ = ["EVENT_NAMES", "KitchenEnv", "KitchenVectorEnv"]
+
+# Kernel event kinds (EV_* in _core.pxd) -> names.
+EVENT_NAMES = {1: "item_chopped", 2: "items_merged", 3: "dish_delivered", 4: "collision"}
+TILE_COLORS = np.array([(230, 225, 210), (150, 110, 70), (200, 200, 160), (60, 60, 60)], np.uint8)
+AGENT_COLORS = np.array([(40, 80, 230), (210, 40, 200), (230, 200, 30), (40, 170, 60)], np.uint8)
+
+
+class KitchenVectorEnv(GridVectorEnv):
+    """A batch of gym-cooking kitchens: 1 to 4 agents chop, plate and deliver dishes together.
+
+    ## Description
+
+    Overcooked-style kitchens read from gym-cooking's level files (map, recipes, agent
+    starts). Agents walk on floor; moving into a non-floor cell interacts with it: pick
+    up, put down, chop (a fresh item held against an empty cutting board), merge (a held
+    item with the item on a counter; the result ends in the hand) and deliver. Agents act
+    at once; conflicting moves are blocked so that no two agents ever share a cell.
+    Positions are ``(x, y)``. Rules, items and recipes are data (``gridsim.kitchen``).
+
+    ## Action Space
+
+    Per agent ``Discrete(5)``: 0 noop, 1 up, 2 down, 3 left, 4 right. The joint view's
+    ``single_action_space`` is ``MultiDiscrete([5] * A)``; the agent-rows view's is
+    ``Discrete(5)``. Other values raise :class:`gridsim.InvalidActionError` before any
+    kitchen is stepped.
+
+    ## Observation Space
+
+    uint8 0/1, ``(H, W, 22)`` (``channels_first=True``: ``(22, H, W)``): 0-3 tile one-hot
+    (floor, counter, cutting board, delivery); 4-10 the components of the item on the cell
+    (on a delivery tile: of everything delivered there), FreshTomato, ChoppedTomato,
+    FreshLettuce, ChoppedLettuce, FreshOnion, ChoppedOnion, Plate; 11-17 the same for an
+    item held on the cell; 18-21 agent 1..4 stands on the cell. The agent-rows view adds
+    channel 22: this row's own agent.
+
+    ## Rewards
+
+    A team reward, the same for every agent: 1.0 on every step on which every recipe of
+    the level has been delivered (as its exact dish), else 0.0.
+
+    ## Starting State
+
+    Fixed: agents on the level's first ``num_agents`` starts, items where the map puts
+    them. Seeds are accepted and recorded only.
+
+    ## Episode End
+
+    Terminated when every recipe is delivered (also on the last allowed step);
+    truncated when the step count reaches ``max_episode_steps`` (100 for the registered
+    ids). Where an episode ends, ``infos["episode_stats"]`` holds ``return``, ``length``,
+    ``success`` and ``dishes_delivered``. ``events(i)`` lists the last step's events of
+    row i's kitchen (``item_chopped``, ``items_merged``, ``dish_delivered``, ``collision``).
+
+    ## Arguments
+
+    ``level`` (``"kitchen/<stem>"``, a path or ``"=" + text``), ``num_agents=2``,
+    ``agent_rows=False`` (``num_envs`` then counts rows: kitchens x agents),
+    ``channels_first=False``, ``max_episode_steps=None``, ``rules`` (a
+    ``gridsim.kitchen.Rules`` with extra foods or recipes), ``tile_px=32``,
+    ``level_directory``, plus ``num_envs``, ``autoreset_mode``, ``render_mode``
+    (``"rgb_array"``, ``"ansi"``, ``"human"``), ``copy``, ``num_threads``, ``obs_dtype``,
+    ``mixer_seed``, ``episode_stats``.
+
+    ## Version History
+
+    * v0: initial release, gym-cooking's rules with its collision and time-limit bugs fixed.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import numpy as np
+        >>> import gridsim
+        >>> envs = gym.make_vec("gridsim/Kitchen-open-divider_salad-v0", num_envs=2)
+        >>> obs, infos = envs.reset(seed=0)
+        >>> obs.shape
+        (2, 7, 7, 22)
+        >>> obs, rewards, terminations, truncations, infos = envs.step(np.zeros((2, 2), np.int64))
+    """
+
+    stat_extras = {"success": "stat_success", "dishes_delivered": "stat_dishes"}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        level: str = "kitchen/open-divider_salad",
+        num_agents: int = 2,
+        agent_rows: bool = False,
+        channels_first: bool = False,
+        max_episode_steps: int | None = None,
+        rules=DEFAULT_RULES,
+        tile_px: int = 32,
+        level_directory: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        copy: bool = True,
+        num_threads: int = 1,
+        obs_dtype=None,
+        mixer_seed: int = 0,
+        episode_stats: bool = True,
+        _continue_past_end: bool = False,
+    ):
+        super().__init__(
+            num_envs=num_envs, autoreset_mode=autoreset_mode, render_mode=render_mode, copy=copy,
+            num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
+            obs_dtype=obs_dtype,
+        )
+        self.level = load_kitchen_level(level, level_directory, rules=rules)
+        self.level.check_agents(num_agents)
+        if agent_rows and self.num_envs % num_agents:
+            raise ValueError(f"with agent_rows, num_envs ({self.num_envs}) counts rows: a multiple of "
+                             f"num_agents ({num_agents})")
+        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
+                max_episode_steps, numbers.Integral) or max_episode_steps < 1):
+            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        self.num_agents = int(num_agents)
+        self.agent_rows = bool(agent_rows)
+        self.num_kitchens = self.num_envs // num_agents if agent_rows else self.num_envs
+        self.max_episode_steps = max_episode_steps
+        self.tile_px = int(tile_px)
+        mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
+        self.state = KitchenState(
+            self.level, self.num_kitchens, num_agents, agent_rows=agent_rows, channels_first=channels_first,
+            autoreset_mode=mode, max_steps=max_episode_steps or 0,
+        )
+        shape = self.state.obs.shape[1:]
+        obs_space = gym.spaces.Box(0, 1, shape, np.uint8)
+        if obs_dtype is not None:
+            obs_space = gym.spaces.Box(0, 1, shape, np.dtype(obs_dtype))
+        self.single_observation_space = obs_space
+        self.single_action_space = (gym.spaces.Discrete(5) if agent_rows
+                                    else gym.spaces.MultiDiscrete([5] * num_agents))
+        self.kernel = _core.KitchenKernel(self.state)
+        self._finish_init()
+        self._step_by_dtype = {np.dtype(np.int64): self.kernel.step_i64, np.dtype(np.int32): self.kernel.step_i32}
+
+    def _coerce_actions(self, actions):
+        a = np.asarray(actions)
+        if a.shape != self._action_shape:
+            raise _core_invalid(f"actions must have shape {self._action_shape}, got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise _core_invalid(f"actions must have an integer dtype, got {a.dtype}")
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        return a, self.kernel.step_i64
+
+    def _kernel_error(self, actions) -> Exception:
+        if self.kernel.err_code == _core.ERR_BAD_ACTION:
+            return _core_invalid(f"actions of row {self.kernel.err_env} must be in 0..4; no kitchen was stepped")
+        return super()._kernel_error(actions)
+
+    # ----------------------------------------------------------------- resets
+
+    def _rows_to_units(self, mask: np.ndarray, seeds):
+        if not self.agent_rows:
+            return mask, seeds
+        A = self.num_agents
+        by_kitchen = mask.reshape(-1, A)
+        if (by_kitchen != by_kitchen[:, :1]).any():
+            k = int(np.flatnonzero((by_kitchen != by_kitchen[:, :1]).any(1))[0])
+            raise ValueError(f"reset_mask must select all {A} rows of a kitchen or none (kitchen {k})")
+        return np.ascontiguousarray(by_kitchen[:, 0]), None if seeds is None else seeds[::A]
+
+    # ------------------------------------------------------------- state access
+
+    def _kitchen(self, index: int) -> int:
+        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
+            raise IndexError(f"row index {index!r} out of range for {self.num_envs} rows")
+        row = int(index) % self.num_envs
+        return row // self.num_agents if self.agent_rows else row
+
+    def get_state(self, index: int = 0) -> dict[str, Any]:
+        """Row ``index``'s kitchen as a dict of Python values.
+
+        ``{"t": int, "agents": [{"pos": (x, y), "held": full name or None}], "items": {(x, y):
+        full name}, "delivered": {(x, y): [full names]}}``.
+        """
+        k = self._kitchen(index)
+        st = self.state
+        names = self.level.tables.item_names
+        W = self.level.width
+
+        def name(i):
+            return None if i == 0 else names[i]
+
+        agents = [{"pos": (int(c % W), int(c // W)), "held": name(int(h))}
+                  for c, h in zip(st.agent_cell[k], st.held[k], strict=True)]
+        items = {(int(c % W), int(c // W)): names[int(i)] for c, i in enumerate(st.tile_item[k]) if i}
+        delivered: dict[tuple[int, int], list[str]] = {}
+        for j in range(int(st.n_delivered[k])):
+            c = int(st.delivered_cell[k, j])
+            delivered.setdefault((c % W, c // W), []).append(names[int(st.delivered_item[k, j])])
+        return {"t": int(st.t[k]), "agents": agents, "items": items, "delivered": delivered}
+
+    def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
+        """Inject a state dict (the format of :meth:`get_state`) into row ``index``'s kitchen.
+
+        Agents must stand on distinct floor cells, items lie on counters or cutting boards,
+        deliveries be deliverable items on delivery tiles. Returns ``(obs, {})`` of the row.
+        """
+        k = self._kitchen(index)
+        level, st, tables = self.level, self.state, self.level.tables
+        W, H = level.width, level.height
+
+        def cell(xy, what):
+            x, y = (int(v) for v in xy)
+            if not (0 <= x < W and 0 <= y < H):
+                raise ValueError(f"{what} {xy} is outside the {W}x{H} kitchen")
+            return y * W + x
+
+        def item(nm, what):
+            try:
+                return tables.item_id(nm)
+            except KeyError:
+                raise ValueError(f"{what}: {nm!r} is not an item this level can hold") from None
+
+        agents = list(state["agents"])
+        if len(agents) != self.num_agents:
+            raise ValueError(f"state has {len(agents)} agents, this env has {self.num_agents}")
+        cells = [cell(a["pos"], f"agent {i + 1}'s pos") for i, a in enumerate(agents)]
+        if len(set(cells)) != len(cells) or any(st.tile_kind[c] != 0 for c in cells):
+            raise ValueError("agents must stand on distinct floor cells")
+        tile_item = np.zeros_like(st.tile_item[k])
+        for xy, nm in state.get("items", {}).items():
+            c = cell(xy, "item cell")
+            if st.tile_kind[c] not in (1, 2):
+                raise ValueError(f"items lie on counters or cutting boards, not at {xy}")
+            tile_item[c] = item(nm, f"item at {xy}")
+        delivered = [(cell(xy, "delivery cell"), item(nm, f"delivered at {xy}"))
+                     for xy, names in state.get("delivered", {}).items() for nm in names]
+        for c, i in delivered:
+            if st.tile_kind[c] != 3 or not tables.deliverable[i]:
+                raise ValueError("deliveries are deliverable items on delivery tiles")
+        if len(delivered) > st.delivered_item.shape[1]:
+            raise ValueError("more deliveries than this level's components allow")
+        st.agent_cell[k] = cells
+        st.held[k] = [item(a["held"], f"agent {i + 1}'s held item") for i, a in enumerate(agents)]
+        st.tile_item[k] = tile_item
+        st.delivered_bits[k] = 0
+        st.solved[k] = 0
+        st.n_delivered[k] = len(delivered)
+        for j, (c, i) in enumerate(delivered):
+            st.delivered_item[k, j], st.delivered_cell[k, j] = i, c
+            st.delivered_bits[k, c] |= st.comp_bits[i]
+            st.solved[k] |= st.dish_of[i]
+        st.t[k] = int(state.get("t", 0))
+        st.needs_reset[k] = False
+        self._own_obs()
+        self.kernel.observe()
+        self._was_reset = True
+        row = k * self.num_agents if self.agent_rows else k
+        return self._output(st.obs[row]), {}
+
+    def events(self, index: int = 0) -> list[tuple[str, dict[str, Any]]]:
+        """The events of row ``index``'s kitchen on the last step: ``(name, payload)`` pairs.
+
+        ``item_chopped`` / ``items_merged`` / ``dish_delivered``: ``{"agent": a, "item": full name}``;
+        ``collision``: ``{"agent": a, "target": (x, y)}`` for a blocked move. Agents count from 0.
+        """
+        k = self._kitchen(index)
+        st, names, W = self.state, self.level.tables.item_names, self.level.width
+        out = []
+        for j in range(int(st.event_count[k])):
+            kind, agent, value = int(st.event_kind[k, j]), int(st.event_agent[k, j]), int(st.event_value[k, j])
+            payload: dict[str, Any] = {"agent": agent}
+            if kind == 4:
+                payload["target"] = (value % W, value // W)
+            else:
+                payload["item"] = names[value]
+            out.append((EVENT_NAMES[kind], payload))
+        return out
+
+    # ------------------------------------------------------------------ render
+
+    def render_frame(self, index: int = 0) -> np.ndarray:
+        """Row ``index``'s kitchen as a uint8 (H * tile_px, W * tile_px, 3) frame."""
+        k, st, p = self._kitchen(index), self.state, self.tile_px
+        H, W = self.level.height, self.level.width
+        cells = TILE_COLORS[st.tile_kind].reshape(H, W, 3).copy()
+        frame = np.repeat(np.repeat(cells, p, 0), p, 1)
+        q = max(p // 4, 1)
+        for c in np.flatnonzero(st.tile_item[k]):  # an item: a light square inside its tile
+            y, x = divmod(int(c), W)
+            frame[y * p + q : (y + 1) * p - q, x * p + q : (x + 1) * p - q] = (250, 240, 120)
+        for a, c in enumerate(st.agent_cell[k]):
+            y, x = divmod(int(c), W)
+            frame[y * p + q // 2 : (y + 1) * p - q // 2, x * p + q // 2 : (x + 1) * p - q // 2] = AGENT_COLORS[a]
+            if st.held[k, a]:
+                frame[y * p + 2 * q : (y + 1) * p - 2 * q, x * p + 2 * q : (x + 1) * p - 2 * q] = (250, 240, 120)
+        return frame
+
+    def render_text(self, index: int = 0) -> str:
+        """Row ``index``'s kitchen as text: map characters, agents 1-4, items (t/T, l/L, o/O, p, m)."""
+        from gridsim.reference.kitchen import render_ansi
+
+        return render_ansi(self.level, self.get_state(index))
+
+
+def _core_invalid(message: str) -> Exception:
+    from gridsim.errors import InvalidActionError
+
+    return InvalidActionError(message)
+
+
+class KitchenEnv(SingleEnvView):
+    """One kitchen (``gymnasium.Env``, joint view) over :class:`KitchenVectorEnv` with one row.
+
+    Everything in :class:`KitchenVectorEnv`'s docstring applies. Past the end of an
+    episode the kitchen keeps stepping, as the original did: deliveries are permanent, so
+    a solved kitchen keeps returning reward 1.0 and terminated True.
+    """
+
+    vector_class = KitchenVectorEnv

@@ -1,0 +1,567 @@
+"""The kitchen's rules as data: tiles, foods, components, items, recipes, and their compiled tables.
+
+Everything the kernel needs is declared here and compiled to small integer tables; the
+kernel itself knows no food or recipe by name.
+
+Items:
+    An item is a multiset of *components*. Each food (Tomato, Lettuce, Onion, and any food a
+    user declares) gives two components, ``Fresh<Food>`` and ``Chopped<Food>``; ``Plate`` is the
+    last component. The full name of an item sorts its components by kind name (``Lettuce <
+    Onion < Plate < Tomato``) and joins them with ``-``: ``ChoppedLettuce-Plate-ChoppedTomato``.
+    Two items are equal iff their component multisets, states included, are equal, so two items
+    are equal iff their canonical full names are equal.
+
+Extending:
+    :class:`Rules` is immutable; :meth:`Rules.with_food` and :meth:`Rules.with_recipe` return
+    extended copies. A level parsed with the extended rules may use the new food's map
+    character and the new recipe's name, and the kernel runs it unchanged::
+
+        rules = DEFAULT_RULES.with_food("Cucumber", char="c").with_recipe(
+            Recipe("CucumberSalad", ("Cucumber", "Tomato")))
+        level = load_kitchen_level("my_kitchen.txt", rules=rules)
+
+    New foods are appended after the built-in ones, so their components come after
+    ``ChoppedOnion`` and before ``Plate``; with the default rules the 7 components are exactly
+    the observation channels 4-10.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+__all__ = [
+    "COUNTER",
+    "CUTBOARD",
+    "DEFAULT_RULES",
+    "DELIVERY",
+    "EMPTY",
+    "EMPTY_NAME",
+    "FLOOR",
+    "F_CONTAINER",
+    "F_CUTS",
+    "F_DELIVERY",
+    "F_WALKABLE",
+    "FOOD_STATES",
+    "MAX_AGENTS",
+    "NUM_TILE_KINDS",
+    "PLATE",
+    "TILES",
+    "TILE_FLAGS",
+    "Food",
+    "KitchenTables",
+    "Recipe",
+    "Rules",
+    "TileKind",
+    "canonical",
+    "check_inventory",
+    "chop",
+    "compile_tables",
+    "deliverable",
+    "item_name",
+    "merge",
+    "mergeable",
+    "needs_chop",
+    "same_item",
+]
+
+MAX_AGENTS = 4
+
+# ---------------------------------------------------------------------------------------------
+# Tiles: id == position in TILES.
+
+F_WALKABLE = 1 << 0  # agents stand and move here (floor)
+F_CONTAINER = 1 << 1  # holds at most one item (counter, cutboard)
+F_CUTS = 1 << 2  # a held fresh item facing it while it is empty is chopped (cutboard)
+F_DELIVERY = 1 << 3  # keeps every deliverable item handed to it (delivery)
+
+
+@dataclass(frozen=True)
+class TileKind:
+    """One kind of map tile.
+
+    Attributes:
+        name: lower-case name, also the observation channel's name.
+        char: the canonical map character (other characters may map to it, see ``Rules.legend``).
+        flags: ``F_*`` bits.
+    """
+
+    name: str
+    char: str
+    flags: int
+
+
+TILES: tuple[TileKind, ...] = (
+    TileKind("floor", " ", F_WALKABLE),
+    TileKind("counter", "-", F_CONTAINER),
+    TileKind("cutboard", "/", F_CONTAINER | F_CUTS),
+    TileKind("delivery", "*", F_DELIVERY),
+)
+FLOOR, COUNTER, CUTBOARD, DELIVERY = range(len(TILES))
+NUM_TILE_KINDS = len(TILES)
+TILE_FLAGS = np.array([t.flags for t in TILES], dtype=np.uint32)  # (NUM_TILE_KINDS,)
+TILE_FLAGS.setflags(write=False)
+assert [t.name for t in TILES] == ["floor", "counter", "cutboard", "delivery"]
+assert len({t.char for t in TILES}) == len(TILES)
+
+# Characters that are tiles and nothing else; "|" is a counter, as the original's design doc says.
+TILE_CHARS: Mapping[str, int] = MappingProxyType({**{t.char: i for i, t in enumerate(TILES)}, "|": COUNTER})
+
+# ---------------------------------------------------------------------------------------------
+# Foods, components, recipes.
+
+FOOD_STATES = ("Fresh", "Chopped")  # a food starts in the first state; chopping moves it to the second
+PLATE = "Plate"
+PLATE_CHAR = "p"
+MERGED_CHAR = "m"  # the ansi rendering of any item with several components
+EMPTY = 0  # item id of "nothing"
+EMPTY_NAME = "EMPTY"
+
+
+@dataclass(frozen=True)
+class Food:
+    """A food: its kind name (``"Tomato"``) and the map character of a fresh one on a counter.
+
+    Fresh and chopped ones are rendered as ``char`` and ``char.upper()`` in ``ansi`` mode.
+    """
+
+    name: str
+    char: str
+
+    @property
+    def fresh(self) -> str:
+        """The fresh component's name, e.g. ``"FreshTomato"``."""
+        return FOOD_STATES[0] + self.name
+
+    @property
+    def chopped(self) -> str:
+        """The chopped component's name, e.g. ``"ChoppedTomato"``."""
+        return FOOD_STATES[1] + self.name
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A recipe: its name and the foods its dish holds, all chopped, on exactly one plate.
+
+    A food may be listed twice (the dish then holds two of it).
+    """
+
+    name: str
+    ingredients: tuple[str, ...]
+
+    def __post_init__(self):
+        object.__setattr__(self, "ingredients", tuple(self.ingredients))
+
+
+def _check_name(name: str, what: str) -> None:
+    if not (isinstance(name, str) and name.isidentifier() and name[0].isupper()):
+        raise ValueError(f"{what} name must be a CamelCase identifier, got {name!r}")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The foods and recipes a kitchen knows; immutable, hashable, extended by copy.
+
+    Attributes:
+        foods: the foods, in component order.
+        recipes: the recipes a level may list by name.
+    """
+
+    foods: tuple[Food, ...]
+    recipes: tuple[Recipe, ...]
+    _component_ids: Mapping[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        set_ = functools.partial(object.__setattr__, self)
+        set_("foods", tuple(self.foods))
+        set_("recipes", tuple(self.recipes))
+        names = [f.name for f in self.foods]
+        chars = [f.char for f in self.foods]
+        for f in self.foods:
+            _check_name(f.name, "food")
+            if f.name in (PLATE, EMPTY_NAME) or f.name.startswith(FOOD_STATES):
+                raise ValueError(f"food name {f.name!r} is reserved")
+            if not (isinstance(f.char, str) and len(f.char) == 1 and f.char.isalpha() and f.char.islower()):
+                raise ValueError(f"food {f.name}: char must be one lower-case letter, got {f.char!r}")
+            if f.char in (PLATE_CHAR, MERGED_CHAR) or f.char in TILE_CHARS:
+                raise ValueError(f"food {f.name}: char {f.char!r} is reserved")
+        recipe_names = [r.name for r in self.recipes]
+        for what, values in (("food name", names), ("food char", chars), ("recipe name", recipe_names)):
+            dupes = sorted({v for v in values if values.count(v) > 1})
+            if dupes:
+                raise ValueError(f"duplicate {what}: {', '.join(map(repr, dupes))}")
+        for r in self.recipes:
+            _check_name(r.name, "recipe")
+            if not r.ingredients:
+                raise ValueError(f"recipe {r.name} has no ingredients")
+            unknown = [i for i in r.ingredients if i not in names]
+            if unknown:
+                raise ValueError(f"recipe {r.name}: unknown food {unknown[0]!r}; foods: {', '.join(names)}")
+        set_("_component_ids", MappingProxyType({c: i for i, c in enumerate(self.components)}))
+
+    def __reduce__(self):
+        # Mapping proxies do not pickle; rebuild from the declarations.
+        return (Rules, (self.foods, self.recipes))
+
+    # -- extension ------------------------------------------------------------------------------
+
+    def with_food(self, name: str, char: str) -> Rules:
+        """A copy with one more food (its Fresh and Chopped components come after the existing foods').
+
+        Args:
+            name: the food's kind name, a CamelCase identifier (``"Cucumber"``).
+            char: the map character of a fresh one on a counter, one unused lower-case letter.
+        """
+        return Rules(self.foods + (Food(name, char),), self.recipes)
+
+    def with_recipe(self, recipe: Recipe | str, ingredients: Iterable[str] | None = None) -> Rules:
+        """A copy with one more recipe: ``with_recipe(Recipe(name, foods))`` or ``with_recipe(name, foods)``."""
+        if not isinstance(recipe, Recipe):
+            if ingredients is None:
+                raise TypeError("with_recipe(name, ingredients) needs the ingredients")
+            recipe = Recipe(recipe, tuple(ingredients))
+        return Rules(self.foods, self.recipes + (recipe,))
+
+    # -- tables of names --------------------------------------------------------------------------
+
+    @functools.cached_property
+    def components(self) -> tuple[str, ...]:
+        """Component names: ``Fresh<F>``, ``Chopped<F>`` for every food in order, then ``Plate``."""
+        return tuple(c for f in self.foods for c in (f.fresh, f.chopped)) + (PLATE,)
+
+    @property
+    def num_components(self) -> int:
+        """C, the number of components."""
+        return len(self.components)
+
+    @functools.cached_property
+    def legend(self) -> Mapping[str, tuple[int, str | None]]:
+        """Map character -> (tile id, name of the item lying on it at reset, or None)."""
+        legend: dict[str, tuple[int, str | None]] = {c: (t, None) for c, t in TILE_CHARS.items()}
+        for f in self.foods:
+            legend[f.char] = (COUNTER, f.fresh)
+        legend[PLATE_CHAR] = (COUNTER, PLATE)
+        return MappingProxyType(legend)
+
+    def food(self, name: str) -> Food:
+        """The food called ``name``."""
+        for f in self.foods:
+            if f.name == name:
+                return f
+        raise KeyError(f"unknown food {name!r}; foods: {', '.join(f.name for f in self.foods)}")
+
+    def recipe(self, name: str) -> Recipe:
+        """The recipe called ``name`` (exact, case-sensitive)."""
+        for r in self.recipes:
+            if r.name == name:
+                return r
+        raise KeyError(f"unknown recipe {name!r}; recipes: {', '.join(r.name for r in self.recipes)}")
+
+    # -- items ------------------------------------------------------------------------------------
+
+    def _kind(self, component: str) -> str:
+        return component if component == PLATE else component.removeprefix(FOOD_STATES[0]).removeprefix(
+            FOOD_STATES[1])
+
+    def vector(self, item: str) -> tuple[int, ...]:
+        """The item's component counts, a tuple of length C (raises ValueError for a malformed name)."""
+        counts = [0] * self.num_components
+        if not isinstance(item, str) or not item:
+            raise ValueError(f"not an item name: {item!r}")
+        for part in item.split("-"):
+            c = self._component_ids.get(part)
+            if c is None:
+                raise ValueError(f"unknown component {part!r} in item {item!r}; components: "
+                                 f"{', '.join(self.components)}")
+            counts[c] += 1
+        return tuple(counts)
+
+    def name_of(self, vector: Iterable[int]) -> str:
+        """The canonical full name of the item with these component counts."""
+        parts = [c for c, n in zip(self.components, vector, strict=True) for _ in range(n)]
+        if not parts:
+            raise ValueError("an item has at least one component")
+        return "-".join(sorted(parts, key=lambda c: (self._kind(c), c)))
+
+    def item_name(self, components: Iterable[str]) -> str:
+        """The canonical full name of an item made of these components (in any order)."""
+        return self.name_of(self.vector("-".join(components)))
+
+    def canonical(self, item: str) -> str:
+        """The canonical spelling of a full name (``"ChoppedTomato-Plate"`` -> ``"Plate-ChoppedTomato"``)."""
+        return self.name_of(self.vector(item))
+
+    def same_item(self, a: str, b: str) -> bool:
+        """Items are equal iff their component multisets, states included, are equal."""
+        return self.vector(a) == self.vector(b)
+
+    def _fresh(self, v: tuple[int, ...]) -> int:
+        return sum(v[0:-1:2])
+
+    def needs_chop(self, item: str) -> bool:
+        """Exactly one component, and it is a fresh food."""
+        v = self.vector(item)
+        return sum(v) == 1 and self._fresh(v) == 1
+
+    def chop(self, item: str) -> str:
+        """The chopped item (its one fresh food becomes chopped); ValueError unless it needs chopping."""
+        if not self.needs_chop(item):
+            raise ValueError(f"{item} cannot be chopped")
+        v = list(self.vector(item))
+        i = v.index(1)
+        v[i], v[i + 1] = 0, 1
+        return self.name_of(v)
+
+    def mergeable(self, a: str, b: str) -> bool:
+        """The union of a and b holds at most one plate, and every food in it is chopped."""
+        v = [x + y for x, y in zip(self.vector(a), self.vector(b), strict=True)]
+        return v[-1] <= 1 and self._fresh(tuple(v)) == 0
+
+    def merge(self, a: str, b: str) -> str:
+        """The union of a and b; ValueError unless they are mergeable."""
+        if not self.mergeable(a, b):
+            raise ValueError(f"{a} and {b} cannot be merged")
+        return self.name_of([x + y for x, y in zip(self.vector(a), self.vector(b), strict=True)])
+
+    def deliverable(self, item: str) -> bool:
+        """At least 2 components, and every food in it chopped (a plate is not required)."""
+        v = self.vector(item)
+        return sum(v) >= 2 and self._fresh(v) == 0
+
+    def dish(self, recipe: Recipe | str) -> str:
+        """The full name of a recipe's dish: its foods, chopped, on one plate."""
+        r = recipe if isinstance(recipe, Recipe) else self.recipe(recipe)
+        return self.item_name([self.food(f).chopped for f in r.ingredients] + [PLATE])
+
+    def satisfies(self, item: str, recipe: Recipe | str) -> bool:
+        """A delivered item satisfies a recipe iff it equals the recipe's dish exactly."""
+        return self.same_item(item, self.dish(recipe))
+
+    def kind_counts(self, items: Iterable[str]) -> Counter:
+        """How many of each food kind (any state) and of plates the items hold together."""
+        total: Counter = Counter()
+        for item in items:
+            for c, n in zip(self.components, self.vector(item), strict=True):
+                if n:
+                    total[self._kind(c)] += n
+        return total
+
+    def as_recipe(self, recipe: Recipe | str) -> Recipe:
+        """A Recipe from a Recipe or a recipe name."""
+        return recipe if isinstance(recipe, Recipe) else self.recipe(recipe)
+
+
+DEFAULT_RULES = Rules(
+    foods=(Food("Tomato", "t"), Food("Lettuce", "l"), Food("Onion", "o")),
+    recipes=(
+        Recipe("SimpleTomato", ("Tomato",)),
+        Recipe("SimpleLettuce", ("Lettuce",)),
+        Recipe("Salad", ("Tomato", "Lettuce")),
+        Recipe("OnionSalad", ("Tomato", "Lettuce", "Onion")),
+    ),
+)
+assert DEFAULT_RULES.components == ("FreshTomato", "ChoppedTomato", "FreshLettuce", "ChoppedLettuce", "FreshOnion",
+                                    "ChoppedOnion", "Plate")
+
+# The item predicates of the default rules, as plain functions.
+item_name = DEFAULT_RULES.item_name
+canonical = DEFAULT_RULES.canonical
+same_item = DEFAULT_RULES.same_item
+needs_chop = DEFAULT_RULES.needs_chop
+chop = DEFAULT_RULES.chop
+mergeable = DEFAULT_RULES.mergeable
+merge = DEFAULT_RULES.merge
+deliverable = DEFAULT_RULES.deliverable
+
+# ---------------------------------------------------------------------------------------------
+# Compiled tables.
+
+
+@dataclass(frozen=True, eq=False)
+class KitchenTables:
+    """The item kinds a level can reach and the rules over them, as integer tables for the kernel.
+
+    Item id 0 is ``EMPTY`` (no item); ids 1.. are the reachable kinds. Every table has a row
+    (and for ``merge_to`` a column) for ``EMPTY`` that does nothing. All arrays are read-only.
+
+    Attributes:
+        rules: the rules the tables were compiled from.
+        item_names: ``(I,)`` full names by id; ``item_names[0] == "EMPTY"``.
+        component_names: ``(C,)`` component names (observation channel order).
+        recipes: ``(R,)`` the level's recipes, in the level's order (repeats kept).
+        chop_to: int16 ``(I,)``, the id of the chopped item, -1 if it cannot be chopped.
+        merge_to: int16 ``(I, I)``, the id of the merged item (symmetric), -1 if not mergeable.
+        deliverable: uint8 ``(I,)``, 1 if a Delivery tile accepts it.
+        dish_of: uint32 ``(I,)``, bit r set iff the item is the dish of ``recipes[r]``.
+        components: uint8 ``(I, C)``, how many of each component the item holds.
+        recipe_dish: int16 ``(R,)``, the id of each recipe's dish.
+    """
+
+    rules: Rules
+    item_names: tuple[str, ...]
+    component_names: tuple[str, ...]
+    recipes: tuple[Recipe, ...]
+    chop_to: np.ndarray
+    merge_to: np.ndarray
+    deliverable: np.ndarray
+    dish_of: np.ndarray
+    components: np.ndarray
+    recipe_dish: np.ndarray
+
+    def __post_init__(self):
+        for name in ("chop_to", "merge_to", "deliverable", "dish_of", "components", "recipe_dish"):
+            getattr(self, name).setflags(write=False)
+
+    def __reduce__(self):
+        return (KitchenTables, (self.rules, self.item_names, self.component_names, self.recipes, self.chop_to,
+                                self.merge_to, self.deliverable, self.dish_of, self.components, self.recipe_dish))
+
+    @functools.cached_property
+    def item_ids(self) -> Mapping[str, int]:
+        """Canonical full name -> item id (``"EMPTY"`` -> 0)."""
+        return MappingProxyType({n: i for i, n in enumerate(self.item_names)})
+
+    def item_id(self, item: str | None) -> int:
+        """The id of an item (any spelling of its full name), 0 for None; KeyError if it is not a kind here."""
+        if item is None or item == EMPTY_NAME:
+            return EMPTY
+        return self.item_ids[self.rules.canonical(item)]
+
+    @property
+    def num_items(self) -> int:
+        """I, the number of item ids, ``EMPTY`` included."""
+        return len(self.item_names)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The reachable item kinds (``item_names`` without ``EMPTY``)."""
+        return self.item_names[1:]
+
+    @property
+    def recipe_names(self) -> tuple[str, ...]:
+        """The recipes' names."""
+        return tuple(r.name for r in self.recipes)
+
+    @property
+    def goal_mask(self) -> int:
+        """The ``dish_of`` bits that must all be delivered: ``(1 << R) - 1``."""
+        return (1 << len(self.recipes)) - 1
+
+    @property
+    def obs_channels(self) -> int:
+        """Channels of the joint grid observation: tiles, item components, held components, agent slots."""
+        return NUM_TILE_KINDS + 2 * len(self.component_names) + MAX_AGENTS
+
+
+def _closure(rules: Rules, initial: list[tuple[int, ...]]) -> set[tuple[int, ...]]:
+    """Item vectors reachable from the initial ones by chopping and merging, within the initial inventory."""
+    kinds = [rules._kind(c) for c in rules.components]
+    budget: Counter = Counter()
+    for v in initial:
+        for k, n in zip(kinds, v, strict=True):
+            budget[k] += n
+
+    def fits(v) -> bool:
+        used: Counter = Counter()
+        for k, n in zip(kinds, v, strict=True):
+            used[k] += n
+        return all(used[k] <= budget[k] for k in used)
+
+    seen = set(initial)
+    todo = list(seen)
+    while todo:
+        v = todo.pop()
+        name = rules.name_of(v)
+        new = []
+        if rules.needs_chop(name):
+            new.append(rules.vector(rules.chop(name)))
+        for w in list(seen):
+            if rules.mergeable(name, rules.name_of(w)):
+                m = tuple(x + y for x, y in zip(v, w, strict=True))
+                if fits(m):
+                    new.append(m)
+        for m in new:
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen
+
+
+def check_inventory(rules: Rules, initial_items: Iterable[str], recipes: Iterable[Recipe | str]) -> None:
+    """The static check: the initial items hold a plate and every food each recipe needs.
+
+    A food counts in any state; a recipe that lists a food twice needs two of it.
+
+    Raises:
+        ValueError: naming the recipe and the missing food, or the missing plate.
+    """
+    have = rules.kind_counts(initial_items)
+    if have[PLATE] < 1:
+        raise ValueError("the kitchen has no plate; every recipe needs one")
+    for r in recipes:
+        r = rules.as_recipe(r)
+        for food, n in Counter(r.ingredients).items():
+            if have[food] < n:
+                raise ValueError(f"recipe {r.name} needs {n} {food}, the kitchen has {have[food]}")
+
+
+def compile_tables(rules: Rules, initial_items: Iterable[str] | Mapping, recipes: Iterable[Recipe | str]
+                   ) -> KitchenTables:
+    """Enumerate a level's reachable item kinds and compile the rule tables.
+
+    Closure: start from the initial items and apply chop and merge until no new kind appears,
+    keeping only kinds whose food and plate counts fit in the initial inventory. Ids are
+    assigned in a canonical order, independent of the search: by number of components, then
+    by component index (so with the default rules the single components come in channel order).
+
+    Args:
+        rules: the foods and recipes.
+        initial_items: the full names of the items lying in the kitchen at reset (a mapping's
+            values are used), with repeats.
+        recipes: the level's recipes (Recipe objects or names known to ``rules``), in order.
+
+    Returns:
+        The tables.
+
+    Raises:
+        ValueError: a recipe needs a food (or, with repeats, more of it) that the initial items
+            lack, there is no plate, a dish cannot be reached, or there are more than 32 recipes.
+    """
+    items = list(initial_items.values()) if isinstance(initial_items, Mapping) else list(initial_items)
+    recipes = tuple(rules.as_recipe(r) for r in recipes)
+    if len(recipes) > 32:
+        raise ValueError(f"at most 32 recipes per level, got {len(recipes)}")
+    check_inventory(rules, items, recipes)
+    vectors = sorted(_closure(rules, [rules.vector(i) for i in items]),
+                     key=lambda v: (sum(v), [c for c, n in enumerate(v) for _ in range(n)]))
+    names = (EMPTY_NAME,) + tuple(rules.name_of(v) for v in vectors)
+    ids = {n: i for i, n in enumerate(names)}
+    n_items, n_comp = len(names), rules.num_components
+    chop_to = np.full(n_items, -1, np.int16)
+    merge_to = np.full((n_items, n_items), -1, np.int16)
+    deliverable = np.zeros(n_items, np.uint8)
+    dish_of = np.zeros(n_items, np.uint32)
+    components = np.zeros((n_items, n_comp), np.uint8)
+    dishes = [rules.dish(r) for r in recipes]
+    for i, name in enumerate(names[1:], start=1):
+        components[i] = rules.vector(name)
+        if rules.needs_chop(name):
+            chop_to[i] = ids[rules.chop(name)]
+        deliverable[i] = rules.deliverable(name)
+        dish_of[i] = sum(1 << r for r, d in enumerate(dishes) if d == name)
+        for j, other in enumerate(names[1:], start=1):
+            if rules.mergeable(name, other):
+                merged = rules.merge(name, other)
+                if merged in ids:  # outside the inventory: the two can never coexist
+                    merge_to[i, j] = ids[merged]
+    recipe_dish = np.array([ids.get(d, -1) for d in dishes], dtype=np.int16)
+    for r, d in zip(recipes, dishes, strict=True):
+        if d not in ids:
+            raise ValueError(f"recipe {r.name}: its dish {d} cannot be made from the initial items")
+    return KitchenTables(rules, names, rules.components, recipes, chop_to, merge_to, deliverable, dish_of,
+                         components, recipe_dish)

@@ -1,0 +1,185 @@
+"""The kitchen kernel against the pure-Python reference, step by step, plus its own guarantees."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim import InvalidActionError, KitchenEnv, KitchenVectorEnv
+from gridsim.kitchen import builtin_kitchen_names, load_kitchen_level
+from gridsim.reference.kitchen import kitchen_obs, kitchen_reset, kitchen_step
+
+KERNEL_EVENTS = {"item_chopped", "items_merged", "dish_delivered", "collision"}
+LEVELS = builtin_kitchen_names()
+MOVES = {"U": 1, "D": 2, "L": 3, "R": 4, "N": 0}
+
+
+def normalized(state: dict) -> dict:
+    """A reference or kernel state in one comparable form."""
+    return {
+        "t": state["t"],
+        "agents": [{"pos": tuple(a["pos"]), "held": a["held"]} for a in state["agents"]],
+        "items": dict(state.get("items", {})),
+        "delivered": {k: list(v) for k, v in state.get("delivered", {}).items() if v},
+    }
+
+
+def agents_of(level, max_agents=4):
+    return range(1, min(max_agents, len(load_kitchen_level(level).starts)) + 1)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("num_agents", [1, 2, 3, 4])
+def test_single_kitchen_matches_reference_every_step(level, num_agents):
+    lvl = load_kitchen_level(level)
+    if num_agents > len(lvl.starts):
+        pytest.skip("the level lists fewer starts")
+    env = KitchenEnv(level=level, num_agents=num_agents)
+    obs, _ = env.reset(seed=0)
+    ref = kitchen_reset(lvl, num_agents)
+    np.testing.assert_array_equal(obs, kitchen_obs(lvl, ref))
+    rng = np.random.default_rng(num_agents)
+    for t in range(150):  # past the 100-step limit: the single env keeps going
+        actions = rng.integers(0, 5, num_agents)
+        obs, reward, term, trunc, info = env.step(actions)
+        r_reward, r_term, r_trunc, r_events = kitchen_step(lvl, ref, actions.tolist(), max_steps=10**9)
+        where = f"{level} A={num_agents} step {t + 1} actions {actions.tolist()}"
+        assert normalized(env.unwrapped.get_state()) == normalized(ref), where
+        np.testing.assert_array_equal(obs, kitchen_obs(lvl, ref), err_msg=where)
+        assert (reward, term) == (r_reward, r_term), where
+        assert trunc is False  # the view does not truncate by itself
+        kernel_events = [(name, p["agent"]) for name, p in env.unwrapped.unwrapped_vector.events(0)]
+        assert kernel_events == [(n, p[0]) for n, p in r_events if n in KERNEL_EVENTS], where
+
+
+def test_scripted_salad_delivers_on_step_43_with_every_checkpoint():
+    envs = KitchenVectorEnv(1, level="kitchen/open-divider_salad", num_agents=1, max_episode_steps=43)
+    envs.reset(seed=0)
+    script = "RRRU LLLLL DDDDRRRRR UR UUUR LLLLL RRRRDDDR LLLLUL".replace(" ", "")
+    seen = {}
+    for t, ch in enumerate(script, start=1):
+        _, reward, term, trunc, infos = envs.step(np.array([[MOVES[ch]]]))
+        for name, payload in envs.events(0):
+            seen[t] = (name, payload.get("item"))
+        if t < 43:
+            assert reward[0] == 0 and not term[0]
+    assert seen == {9: ("item_chopped", "ChoppedTomato"), 18: ("items_merged", "Plate-ChoppedTomato"),
+                    29: ("item_chopped", "ChoppedLettuce"),
+                    37: ("items_merged", "ChoppedLettuce-Plate-ChoppedTomato"),
+                    43: ("dish_delivered", "ChoppedLettuce-Plate-ChoppedTomato")}
+    assert reward[0] == 1.0 and term[0] and trunc[0]  # success on the last step counts
+    stats = infos["episode_stats"]
+    assert stats["success"][0] and stats["dishes_delivered"][0] == 1 and stats["length"][0] == 43
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_batched_kitchens_match_reference_with_autoresets(mode):
+    level = "kitchen/partial-divider_tl"
+    lvl = load_kitchen_level(level)
+    N, A = 6, 2
+    envs = KitchenVectorEnv(N, level=level, num_agents=A, max_episode_steps=30, autoreset_mode=mode)
+    envs.reset(seed=0)
+    refs = [kitchen_reset(lvl, A) for _ in range(N)]
+    pending = [False] * N
+    rng = np.random.default_rng(5)
+    for t in range(120):
+        actions = rng.integers(0, 5, (N, A))
+        obs, rewards, term, trunc, infos = envs.step(actions)
+        for i in range(N):
+            if pending[i]:  # NEXT_STEP: this call reset the kitchen and ignored the actions
+                refs[i], pending[i] = kitchen_reset(lvl, A), False
+                assert rewards[i] == 0 and not term[i] and not trunc[i]
+            else:
+                r, te, tr, _ = kitchen_step(lvl, refs[i], actions[i].tolist(), max_steps=30)
+                assert (rewards[i], term[i], trunc[i]) == (r, te, tr), (t, i)
+                if te or tr:
+                    if mode == "SameStep":
+                        np.testing.assert_array_equal(infos["final_obs"][i], kitchen_obs(lvl, refs[i]))
+                        refs[i] = kitchen_reset(lvl, A)
+                    else:
+                        pending[i] = True
+            np.testing.assert_array_equal(obs[i], kitchen_obs(lvl, refs[i]), err_msg=f"step {t} row {i}")
+
+
+def test_agent_rows_view_gives_each_agent_its_own_channel_and_the_team_reward():
+    level = "kitchen/open-divider_salad"
+    lvl = load_kitchen_level(level)
+    envs = KitchenVectorEnv(3 * 2, level=level, num_agents=2, agent_rows=True)
+    assert envs.single_action_space == gym.spaces.Discrete(5)
+    assert envs.single_observation_space.shape == (7, 7, 23)
+    obs, _ = envs.reset(seed=0)
+    ref = kitchen_reset(lvl, 2)
+    for a in range(2):
+        np.testing.assert_array_equal(obs[a], kitchen_obs(lvl, ref, agent=a))
+    actions = np.array([4, 3, 0, 0, 2, 2])  # rows: kitchen 0 agents 0, 1; kitchen 1; kitchen 2
+    obs, rewards, term, trunc, _ = envs.step(actions)
+    kitchen_step(lvl, ref, [4, 3])
+    np.testing.assert_array_equal(obs[1], kitchen_obs(lvl, ref, agent=1))
+    assert rewards.shape == (6,)
+    with pytest.raises(ValueError, match="all 2 rows of a kitchen"):
+        envs.reset(options={"reset_mask": np.array([True, False, False, False, False, False])})
+    with pytest.raises(ValueError, match="multiple of num_agents"):
+        KitchenVectorEnv(5, num_agents=2, agent_rows=True)
+
+
+def test_bad_actions_raise_and_change_nothing():
+    envs = KitchenVectorEnv(3, level="kitchen/open-divider_tl", num_agents=2)
+    envs.reset(seed=0)
+    before = envs.state_dict()
+    for bad in (np.array([[0, 5], [0, 0], [0, 0]]), np.array([[0, -1]] * 3), np.zeros((3, 3), np.int64),
+                np.zeros((3, 2), np.float32)):
+        with pytest.raises(InvalidActionError):
+            envs.step(bad)
+    after = envs.state_dict()
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(after[key], value, err_msg=key)
+
+
+def test_four_random_agents_never_share_a_cell_and_conserve_components():
+    level = "kitchen/open-divider_salad"
+    envs = KitchenVectorEnv(64, level=level, num_agents=4, max_episode_steps=200)
+    envs.reset(seed=0)
+    st = envs.state
+    components = np.asarray(envs.level.tables.components).sum(1)
+    total = components[st.tile_item[0]].sum()
+    rng = np.random.default_rng(0)
+    for _ in range(600):
+        envs.step(rng.integers(0, 5, (64, 4)))
+        cells = np.sort(st.agent_cell, axis=1)
+        assert (cells[:, 1:] != cells[:, :-1]).all()
+        held = components[st.held].sum(1) + components[st.tile_item].sum(1)
+        delivered = np.array([components[st.delivered_item[k, : st.n_delivered[k]]].sum() for k in range(64)])
+        np.testing.assert_array_equal(held + delivered, total)
+
+
+def test_set_state_round_trips_and_rejects_impossible_states():
+    env = KitchenEnv(level="kitchen/open-divider_salad", num_agents=2)
+    env.reset(seed=0)
+    vec = env.unwrapped.unwrapped_vector
+    state = {"t": 5, "agents": [{"pos": (1, 3), "held": "ChoppedLettuce-Plate-ChoppedTomato"},
+                                {"pos": (4, 4), "held": None}],
+             "items": {(5, 0): "FreshTomato", (0, 1): "ChoppedLettuce"}, "delivered": {}}
+    obs, _ = vec.set_state(state)
+    assert normalized(vec.get_state()) == normalized(state)
+    _, reward, term, _, _ = env.step(np.array([3, 0]))  # deliver the salad
+    assert reward == 1.0 and term
+    bad = copy.deepcopy(state)
+    bad["agents"][1]["pos"] = (0, 0)
+    with pytest.raises(ValueError, match="floor"):
+        vec.set_state(bad)
+
+
+def test_registered_kitchens_pass_check_env_and_count_eleven():
+    from gymnasium.utils.env_checker import check_env
+
+    ids = [i for i in gridsim.registered_ids() if i.startswith("gridsim/Kitchen-")]
+    assert len(ids) == 11
+    for env_id in ids:
+        env = gym.make(env_id)
+        check_env(env.unwrapped, skip_render_check=True)
+        env.close()
