@@ -68,6 +68,8 @@ from gridsim.envs.nav import ACTION_TYPES, OBS_TYPES  # noqa: E402
 MODES = ("raw", "step", "reference")
 BENCH = "bench_step"
 MAX_EPISODE_STEPS = 100
+KITCHEN_AGENTS = 2
+ACTION_NAMES = {"roboman": "Discrete(7)", "kitchen": f"MultiDiscrete([5] * {KITCHEN_AGENTS})"}
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -106,6 +108,9 @@ def make_envs(cfg: BenchConfig) -> gridsim.GridVectorEnv:
     if cfg.family == "roboman":  # --level names the task; episodes last 50 steps
         envs = gridsim.RobomanVectorEnv(num_envs=cfg.num_envs, task=cfg.level, obs_type=cfg.obs_type,
                                         copy=cfg.copy)
+    elif cfg.family == "kitchen":  # two agents per kitchen, joint view
+        envs = gridsim.KitchenVectorEnv(num_envs=cfg.num_envs, level=cfg.level, num_agents=KITCHEN_AGENTS,
+                                        max_episode_steps=MAX_EPISODE_STEPS, copy=cfg.copy)
     else:
         envs = gridsim.NavVectorEnv(
             num_envs=cfg.num_envs, level=cfg.level, obs_type=cfg.obs_type, actions=cfg.actions,
@@ -160,14 +165,14 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "family": cfg.family,
         "level": cfg.level,
         "obs_type": cfg.obs_type,
-        "actions": cfg.actions if cfg.family == "nav" else "Discrete(7)",
+        "actions": ACTION_NAMES.get(cfg.family, cfg.actions),
+        "agent_steps_per_s": rate * (KITCHEN_AGENTS if cfg.family == "kitchen" else 1),
         "mode": mode,
         "num_envs": num_envs,
         "steps": steps,
         "repeat": repeat,
         "seconds": seconds,
         "env_steps_per_s": rate,
-        "agent_steps_per_s": rate,  # one agent per nav env
         "ns_per_env_step": seconds / env_steps * 1e9,
         "bytes_per_env": bytes_per_env,
         "threads": 1,
@@ -234,6 +239,11 @@ def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any], original: 
     elif cfg.family == "roboman":
         def make():
             return ReferenceRobomanEnv(task=cfg.level)
+    elif cfg.family == "kitchen":
+        from gridsim.reference.kitchen import ReferenceKitchenEnv
+
+        def make():
+            return ReferenceKitchenEnv(cfg.level, num_agents=KITCHEN_AGENTS, max_episode_steps=MAX_EPISODE_STEPS)
     else:
         level = load_nav_level(cfg.level)
 
@@ -335,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Time gridsim's batch step: bare kernel, step() and the Python reference.",
     )
     d = BenchConfig()
-    p.add_argument("--family", default=d.family, choices=["nav", "roboman"])
+    p.add_argument("--family", default=d.family, choices=["nav", "roboman", "kitchen"])
     p.add_argument("--level", default=d.level,
                    help="nav: a level name, e.g. nav/room5_medium; roboman: a task, e.g. StackRedOnGreen")
     p.add_argument("--num-envs", type=positive_int, default=d.num_envs)
@@ -343,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=positive_int, default=d.repeats)
     p.add_argument("--warmup", type=int, default=d.warmup, help="untimed steps before timing")
     p.add_argument("--obs-type", default=d.obs_type, choices=sorted(OBS_TYPES) + ["vector", "grid"],
-                   help="nav: coords, image, view; roboman: vector, grid")
+                   help="nav: coords, image, view; roboman: vector, grid; kitchen: grid")
     p.add_argument("--actions", default=d.actions, choices=sorted(ACTION_TYPES))
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--mode", default=d.mode, choices=[*MODES, "all"])
@@ -366,6 +376,11 @@ def parse_args(argv: list[str] | None = None) -> BenchConfig:
             ns.obs_type = "vector"
         if ns.obs_type not in ("vector", "grid"):
             parser.error(f"--obs-type {ns.obs_type} is not a roboman observation (vector, grid)")
+    if ns.family == "kitchen":
+        argv = list(argv if argv is not None else sys.argv[1:])
+        if not any(a.startswith("--level") for a in argv):
+            ns.level = "kitchen/open-divider_salad"
+        ns.obs_type = "grid"
     return BenchConfig(**vars(ns))
 
 

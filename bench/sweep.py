@@ -48,6 +48,8 @@ FAMILIES = {
             "marker": "sweep", "targets": {"coords": 120e6, "view": 40e6}},
     "roboman": {"obs": ("vector",), "extra": "grid", "level": "StackRedOnGreen",
                 "marker": "sweep:roboman", "targets": {"vector": 40e6}},
+    "kitchen": {"obs": ("grid",), "extra": None, "level": "kitchen/open-divider_salad",
+                "marker": "sweep:kitchen", "targets": {"grid": 5e6}},
 }
 IMAGE_SIZES = (4096,)
 TARGET_ENV_STEPS = 2_000_000
@@ -67,7 +69,8 @@ def plan(quick: bool = False, sizes=SIZES, obs_types=None, level: str | None = N
     else:
         image_sizes = IMAGE_SIZES
     runs = []
-    for obs_type, ns in [(o, sizes) for o in obs_types] + [(fam["extra"], image_sizes)]:
+    extra = [(fam["extra"], image_sizes)] if fam["extra"] else []
+    for obs_type, ns in [(o, sizes) for o in obs_types] + extra:
         for n in ns:
             if quick:
                 steps, repeats, warmup = 5, 1, 1
@@ -136,7 +139,8 @@ def readme_section(summaries: list[dict[str, Any]], date: str) -> str:
     if ref is not None:
         obs = ref["obs_type"]
         base = at.get(obs, ref)
-        name = "ReferenceRobomanEnv" if first["family"] == "roboman" else "ReferenceNavEnv"
+        names = {"roboman": "ReferenceRobomanEnv", "kitchen": "ReferenceKitchenEnv"}
+        name = names.get(first["family"], "ReferenceNavEnv")
         lines += [
             "",
             f"Reference (pure-Python `{name}` x {ref['reference_num_envs']} in "
@@ -194,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="batch sizes N")
     p.add_argument("--family", default="nav", choices=sorted(FAMILIES))
     p.add_argument("--obs-types", nargs="+", default=None,
-                   choices=["coords", "view", "vector"], help="observation types swept over N")
+                   choices=["coords", "view", "vector", "grid"], help="observation types swept over N")
     p.add_argument("--level", default=None, help="a level (nav) or a task (roboman)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)

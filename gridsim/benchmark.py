@@ -54,6 +54,8 @@ class Measurement:
 def make_actions(action_space, steps: int, num_envs: int, seed: int = 0) -> np.ndarray:
     """Valid random actions for ``steps`` calls: int64 (steps, N) or float32 (steps, N, ...)."""
     rng = np.random.default_rng(seed)
+    if hasattr(action_space, "nvec"):  # MultiDiscrete: one action per agent
+        return rng.integers(0, action_space.nvec, size=(steps, num_envs, *action_space.shape), dtype=np.int64)
     if hasattr(action_space, "n"):
         low = int(action_space.start)
         return rng.integers(low, low + int(action_space.n), size=(steps, num_envs), dtype=np.int64)

@@ -5,4 +5,12 @@ from gridsim.envs.nav import NavEnv, NavVectorEnv
 from gridsim.envs.roboman import RobomanEnv, RobomanVectorEnv
 from gridsim.envs.single import SingleEnvView
 
-__all__ = ["KitchenEnv", "KitchenVectorEnv", "NavEnv", "NavVectorEnv", "RobomanEnv", "RobomanVectorEnv", "SingleEnvView"]
+__all__ = [
+    "KitchenEnv",
+    "KitchenVectorEnv",
+    "NavEnv",
+    "NavVectorEnv",
+    "RobomanEnv",
+    "RobomanVectorEnv",
+    "SingleEnvView",
+]

@@ -33,6 +33,7 @@ from gridsim.kitchen.level import (
     parse_kitchen_text,
     render_kitchen_text,
 )
+from gridsim.kitchen.parallel import KitchenParallelEnv, parallel_env
 from gridsim.kitchen.rules import (
     COUNTER,
     CUTBOARD,
@@ -69,6 +70,8 @@ from gridsim.kitchen.rules import (
 )
 
 __all__ = [
+    "KitchenParallelEnv",
+    "parallel_env",
     "COUNTER",
     "CUTBOARD",
     "DEFAULT_RULES",
