@@ -11,6 +11,7 @@ Importing gridsim registers its ids with Gymnasium::
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
 from gridsim.envs.nav import make_nav_vec
 from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError
+from gridsim.kitchen import LevelParseError
 from gridsim.levels import find_level, read_level
 from gridsim.nav import TaskSampler
 from gridsim.registry import register_all, registered_ids
@@ -26,6 +27,7 @@ __all__ = [
     "KitchenVectorEnv",
     "LevelError",
     "LevelNotFoundError",
+    "LevelParseError",
     "NavEnv",
     "NavVectorEnv",
     "RobomanEnv",
