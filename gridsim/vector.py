@@ -255,6 +255,8 @@ class GridVectorEnv(VectorEnv):
             self._step_infos(infos)
         if n_done:
             self._ended_infos(infos)
+        if self.obs_transform is not None:
+            obs = self.obs_transform(obs)
         if self.obs_dtype is not None:
             obs = obs.astype(self.obs_dtype)
         return obs, rewards, terminated, truncated, infos
@@ -263,6 +265,9 @@ class GridVectorEnv(VectorEnv):
     has_step_infos = False
     # Extra episode statistics: info name -> state array (e.g. "success" -> "stat_success").
     stat_extras: dict[str, str] = {}
+
+    # A function from the kernel's observation batch to the one returned (None: as written).
+    obs_transform = None
 
     # Whether the kernel writes every row's observation on every step (not true of images
     # that are kept up to date cell by cell).
@@ -301,6 +306,8 @@ class GridVectorEnv(VectorEnv):
             final_obs = np.full(self.num_envs, None, dtype=object)
             rows = np.flatnonzero(ended)
             values = st.final_obs[rows]
+            if self.obs_transform is not None:
+                values = self.obs_transform(values)
             if self.obs_dtype is not None:
                 values = values.astype(self.obs_dtype)
             for k, i in enumerate(rows):
@@ -361,7 +368,12 @@ class GridVectorEnv(VectorEnv):
         return GridSimError(f"kernel error code {code} in env {i}", env=i, code=code)
 
     def _output(self, arr: np.ndarray) -> np.ndarray:
+        """Observations to return: the batch, or one row, of the internal buffer."""
         out = arr.copy() if self.copy else arr
+        if self.obs_transform is not None:
+            one_row = arr.ndim < self.state.obs.ndim
+            out = self.obs_transform(out[None] if one_row else out)
+            out = out[0] if one_row else out
         if self.obs_dtype is not None:
             out = out.astype(self.obs_dtype)
         return out

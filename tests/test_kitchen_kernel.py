@@ -233,3 +233,87 @@ def test_pettingzoo_episode_removes_agents_when_the_kitchen_is_solved():
     assert rewards == {"agent-1": 1.0} and terms == {"agent-1": True} and env.agents == []
     with pytest.raises(RuntimeError):
         env.step({"agent-1": 0})
+
+
+def _expected_features(lvl, state, own=None):
+    """The compact feature vector, built from a reference state dict."""
+    comps = lvl.tables.component_names
+    rules = lvl.rules
+
+    def bits(item):
+        counts = dict(zip(comps, rules.vector(item), strict=True)) if item else {}
+        return [1.0 if counts.get(c, 0) else 0.0 for c in comps]
+
+    out = []
+    for y, x in np.argwhere(lvl.tiles != 0):
+        delivered = state.get("delivered", {}).get((x, y), [])
+        present = np.zeros(len(comps))
+        for item in [state["items"].get((x, y))] + list(delivered):
+            if item:
+                present = np.maximum(present, bits(item))
+        out += list(present)
+    agents = list(range(len(state["agents"])))
+    if own is not None:
+        agents = [own] + [a for a in agents if a != own]
+    for a in agents:
+        ag = state["agents"][a]
+        out += [ag["pos"][0], ag["pos"][1]] + bits(ag["held"])
+    return np.array(out, np.float32)
+
+
+@pytest.mark.parametrize("agent_rows", [False, True])
+def test_feature_observation_matches_the_state(agent_rows):
+    level = "kitchen/partial-divider_salad"
+    lvl = load_kitchen_level(level)
+    A = 2
+    envs = KitchenVectorEnv(A if agent_rows else 1, level=level, num_agents=A, agent_rows=agent_rows,
+                            obs_type="features", max_episode_steps=1000)
+    obs, _ = envs.reset(seed=0)
+    ref = kitchen_reset(lvl, A)
+    rng = np.random.default_rng(2)
+    for t in range(300):
+        actions = rng.integers(0, 5, A)
+        obs, *_ = envs.step(actions if agent_rows else actions[None])
+        kitchen_step(lvl, ref, actions.tolist(), max_steps=1000)
+        rows = range(A) if agent_rows else [None]
+        for r, own in enumerate(rows):
+            np.testing.assert_array_equal(obs[r], _expected_features(lvl, ref, own), err_msg=f"step {t} row {r}")
+    assert obs.dtype == np.float32 and envs.observation_space.contains(obs)
+
+
+def test_a_32_by_32_kitchen_matches_the_reference():
+    rows = ["-" * 32] + ["-" + " " * 30 + "-" for _ in range(30)] + ["-" * 32]
+    rows[0] = "-t" + "-" * 28 + "l-"  # tomato top left, lettuce top right
+    rows[31] = "-" * 30 + "p-"  # a plate bottom right
+    rows[15] = "/" + " " * 30 + "-"  # a cutting board on the left wall
+    rows[20] = "-" + " " * 30 + "*"  # the delivery on the right wall
+    text = "\n".join(rows) + "\n\nSalad\n\n1 1\n30 30\n2 2\n29 29\n"
+    env = KitchenEnv(level="=" + text, num_agents=4)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (32, 32, 22)
+    lvl = env.unwrapped.unwrapped_vector.level
+    ref = kitchen_reset(lvl, 4)
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        actions = rng.integers(0, 5, 4)
+        obs, *_ = env.step(actions)
+        kitchen_step(lvl, ref, actions.tolist(), max_steps=10**9)
+        assert normalized(env.unwrapped.get_state()) == normalized(ref)
+        np.testing.assert_array_equal(obs, kitchen_obs(lvl, ref))
+
+
+def test_a_user_declared_food_and_recipe_run_in_the_kernel():
+    from gridsim.kitchen import DEFAULT_RULES, Recipe
+
+    rules = DEFAULT_RULES.with_food("Cucumber", char="c").with_recipe(Recipe("CucumberSalad", ("Cucumber", "Tomato")))
+    text = "-c---t-\n/     -\n*     p\n-------\n\nCucumberSalad\n\n2 1\n4 1\n"
+    envs = KitchenVectorEnv(2, level="=" + text, num_agents=1, rules=rules, max_episode_steps=200)
+    envs.reset(seed=0)
+    assert envs.single_observation_space.shape == (4, 7, 4 + 2 * 9 + 4)  # two more components
+    from kitchen_solver import solve
+
+    actions = solve(envs.level, 1, max_steps=200)
+    for joint in actions:
+        _, rewards, term, *_ = envs.step(np.tile(np.asarray(joint, np.int64), (2, 1)))
+    assert term.all() and (rewards == 1).all()
+    assert envs.get_state(0)["delivered"]

@@ -75,6 +75,8 @@ class KitchenVectorEnv(GridVectorEnv):
 
     ``level`` (``"kitchen/<stem>"``, a path or ``"=" + text``), ``num_agents=2``,
     ``agent_rows=False`` (``num_envs`` then counts rows: kitchens x agents),
+    ``obs_type="grid"`` (or ``"features"``: a compact float32 vector, per non-floor cell
+    the components of its item, then per agent ``x, y`` and its held components),
     ``channels_first=False``, ``max_episode_steps=None``, ``rules`` (a
     ``gridsim.kitchen.Rules`` with extra foods or recipes), ``tile_px=32``,
     ``level_directory``, plus ``num_envs``, ``autoreset_mode``, ``render_mode``
@@ -105,6 +107,7 @@ class KitchenVectorEnv(GridVectorEnv):
         level: str = "kitchen/open-divider_salad",
         num_agents: int = 2,
         agent_rows: bool = False,
+        obs_type: str = "grid",
         channels_first: bool = False,
         max_episode_steps: int | None = None,
         rules=DEFAULT_RULES,
@@ -149,9 +152,51 @@ class KitchenVectorEnv(GridVectorEnv):
         self.single_observation_space = obs_space
         self.single_action_space = (gym.spaces.Discrete(5) if agent_rows
                                     else gym.spaces.MultiDiscrete([5] * num_agents))
+        if obs_type not in ("grid", "features"):
+            raise ValueError(f"obs_type must be 'grid' or 'features', got {obs_type!r}")
+        self.obs_type = obs_type
+        if obs_type == "features":
+            self._feature_plan()
+            self.single_observation_space = gym.spaces.Box(
+                0, max(self.level.height, self.level.width) - 1, (self._num_features,),
+                np.dtype(obs_dtype) if obs_dtype is not None else np.float32)
+            self.obs_transform = self._features
+            self.obs_rewritten_every_step = False  # the grid stays internal; features are new arrays
         self.kernel = _core.KitchenKernel(self.state)
         self._finish_init()
         self._step_by_dtype = {np.dtype(np.int64): self.kernel.step_i64, np.dtype(np.int32): self.kernel.step_i32}
+
+    # ------------------------------------------------------------------ features
+
+    def _feature_plan(self):
+        tiles = self.level.tiles
+        self._item_cells = np.argwhere(tiles != 0)  # (M, 2) (y, x) of every non-floor cell
+        self._K = self.state.num_components
+        M, A, K = len(self._item_cells), self.num_agents, self._K
+        self._num_features = M * K + A * (2 + K)
+
+    def _features(self, grid: np.ndarray) -> np.ndarray:
+        """The compact observation of a batch of grids.
+
+        Per non-floor cell (row-major) the components of its item (delivery: everything
+        delivered), then per agent ``x, y`` and its held item's components; in the
+        agent-rows view the row's own agent comes first.
+        """
+        g = grid.transpose(0, 2, 3, 1) if self.state.channels_first else grid  # (B, H, W, C) view
+        B, H, W, _ = g.shape
+        K, A = self._K, self.num_agents
+        ys, xs = self._item_cells[:, 0], self._item_cells[:, 1]
+        items = g[:, ys, xs, 4 : 4 + K].reshape(B, -1)
+        cells = g[:, :, :, 4 + 2 * K : 4 + 2 * K + A].reshape(B, H * W, A).argmax(1)  # (B, A)
+        if self.agent_rows:  # the row's own agent first, then the others in slot order
+            own = g[:, :, :, -1].reshape(B, H * W).argmax(1)
+            first = (cells == own[:, None]).argmax(1)
+            order = np.array([[a] + [b for b in range(A) if b != a] for a in range(A)])[first]
+            cells = np.take_along_axis(cells, order, 1)
+        y, x = np.divmod(cells, W)
+        held = g[np.arange(B)[:, None], y, x, 4 + K : 4 + 2 * K]  # (B, A, K)
+        agents = np.concatenate([x[..., None], y[..., None], held], axis=2).reshape(B, -1)
+        return np.concatenate([items, agents], axis=1).astype(np.float32)
 
     def _coerce_actions(self, actions):
         a = np.asarray(actions)
