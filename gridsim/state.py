@@ -31,6 +31,33 @@ ACTION_CODES = {
 }
 
 
+def alloc_episode_state(st, n: int):
+    """The per-world episode bookkeeping every family shares: counters, keys, streams, flags."""
+    st.episode = np.zeros(n, np.int64)  # (n,) episode counter of the world's key
+    st.key = np.zeros((n, 2), np.uint64)  # 128-bit key per world
+    st.rng = np.zeros(n, np.uint64)  # episode stream state
+    st.ep_return = np.zeros(n, np.float64)
+    st.needs_reset = np.zeros(n, np.bool_)
+    st.reseed = np.zeros(n, np.bool_)
+    # seeds[i]: the seed world i's key came from (None until seeded).
+    st.seeds = [None] * n
+    st.seeded = np.zeros(n, np.bool_)
+
+
+def alloc_step_outputs(st, rows: int, obs_shape: tuple[int, ...], obs_dtype):
+    """The output buffers every family's kernel writes on each call, one entry per row."""
+    st.obs = np.zeros((rows, *obs_shape), obs_dtype)
+    st.final_obs = np.zeros_like(st.obs)  # SAME_STEP: the final observation of ended rows
+    st.final_mask = np.zeros(rows, np.bool_)
+    st.rewards = np.zeros(rows, np.float32)
+    st.terminated = np.zeros(rows, np.bool_)
+    st.truncated = np.zeros(rows, np.bool_)
+    st.stat_mask = np.zeros(rows, np.bool_)  # an episode ended on this call
+    st.stat_return = np.zeros(rows, np.float64)
+    st.stat_length = np.zeros(rows, np.int32)
+    st.ended_rows = np.zeros(rows, np.int32)  # scratch: rows whose statistics are set
+
+
 class NavState:
     """All arrays of a batch of navigation envs.
 
@@ -183,29 +210,10 @@ class NavState:
         # ever index outside the map.
         self.agent_cell = self.start_cells[self.map_id, 0].copy()
         self.step_count = np.zeros(N, np.int32)
-        self.episode = np.zeros(N, np.int64)
-        self.key = np.zeros((N, 2), np.uint64)  # 128-bit key per env
-        self.rng = np.zeros(N, np.uint64)  # episode stream state
-        self.ep_return = np.zeros(N, np.float64)
-        self.needs_reset = np.zeros(N, np.bool_)
-        self.reseed = np.zeros(N, np.bool_)
         self.start_override = np.full(N, -1, np.int32)  # >= 0: start cell of the next reset
-        # seeds[i]: the seed env i's key came from (None until seeded).
-        self.seeds: list[int | None] = [None] * N
-        self.seeded = np.zeros(N, np.bool_)
-
-        # ---- outputs
-        self.obs = np.zeros((N, *self.obs_shape), self.obs_dtype)
-        self.final_obs = np.zeros_like(self.obs)
-        self.final_mask = np.zeros(N, np.bool_)
-        self.rewards = np.zeros(N, np.float32)
-        self.terminated = np.zeros(N, np.bool_)
-        self.truncated = np.zeros(N, np.bool_)
-        self.stat_mask = np.zeros(N, np.bool_)
-        self.stat_return = np.zeros(N, np.float64)
-        self.stat_length = np.zeros(N, np.int32)
+        alloc_episode_state(self, N)
+        alloc_step_outputs(self, N, self.obs_shape, self.obs_dtype)
         self.moves = np.zeros(N, np.int8)  # scratch
-        self.ended_rows = np.zeros(N, np.int32)  # scratch
 
     def _pad(self, table: np.ndarray) -> np.ndarray:
         """A (planes, H, W) table as (planes, C) over padded cells (0 on the border)."""
@@ -338,28 +346,12 @@ class RobomanState:
         self.timer = np.zeros(N, np.int64)  # (N,) steps in this episode
         self.task[:] = first
         self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set
-        self.episode = np.zeros(N, np.int64)
-        self.key = np.zeros((N, 2), np.uint64)
-        self.rng = np.zeros(N, np.uint64)
-        self.ep_return = np.zeros(N, np.float64)
-        self.needs_reset = np.zeros(N, np.bool_)
-        self.reseed = np.zeros(N, np.bool_)
-        self.seeds: list[int | None] = [None] * N
-        self.seeded = np.zeros(N, np.bool_)
+        alloc_episode_state(self, N)
         # ---- outputs
-        self.obs = np.zeros((N, *self.obs_shape), np.float32 if obs_kind == 0 else np.uint8)
-        self.final_obs = np.zeros_like(self.obs)
+        alloc_step_outputs(self, N, self.obs_shape, np.float32 if obs_kind == 0 else np.uint8)
         self.action_mask = np.zeros((N, 7), np.int8)  # (N, 7) 1 = masked out
         self.final_action_mask = np.zeros((N, 7), np.int8)
-        self.final_mask = np.zeros(N, np.bool_)
-        self.rewards = np.zeros(N, np.float32)
-        self.terminated = np.zeros(N, np.bool_)
-        self.truncated = np.zeros(N, np.bool_)
-        self.stat_mask = np.zeros(N, np.bool_)
-        self.stat_return = np.zeros(N, np.float64)
-        self.stat_length = np.zeros(N, np.int32)
         self.stat_success = np.zeros(N, np.bool_)
-        self.ended_rows = np.zeros(N, np.int32)  # scratch
 
     @property
     def obs_shape(self) -> tuple[int, ...]:
@@ -451,14 +443,7 @@ class KitchenState:
         self.delivered_item = np.zeros((K, D), np.int16)  # (K, D)
         self.delivered_cell = np.zeros((K, D), np.int16)
         self.t = np.zeros(K, np.int32)
-        self.episode = np.zeros(K, np.int64)
-        self.key = np.zeros((K, 2), np.uint64)  # recorded only: kitchens draw nothing
-        self.rng = np.zeros(K, np.uint64)
-        self.ep_return = np.zeros(K, np.float64)
-        self.needs_reset = np.zeros(K, np.bool_)
-        self.reseed = np.zeros(K, np.bool_)
-        self.seeds: list[int | None] = [None] * K
-        self.seeded = np.zeros(K, np.bool_)
+        alloc_episode_state(self, K)  # keys are recorded only: kitchens draw nothing
         self.event_kind = np.zeros((K, E), np.int8)  # (K, E) this step's events
         self.event_agent = np.zeros((K, E), np.int8)
         self.event_value = np.zeros((K, E), np.int16)
@@ -467,18 +452,9 @@ class KitchenState:
         # ---- outputs, per row
         R = self.num_rows
         shape = (self.obs_channels, H, W) if channels_first else (H, W, self.obs_channels)
-        self.obs = np.zeros((R, *shape), np.uint8)
-        self.final_obs = np.zeros_like(self.obs)
-        self.final_mask = np.zeros(R, np.bool_)
-        self.rewards = np.zeros(R, np.float32)
-        self.terminated = np.zeros(R, np.bool_)
-        self.truncated = np.zeros(R, np.bool_)
-        self.stat_mask = np.zeros(R, np.bool_)
-        self.stat_return = np.zeros(R, np.float64)
-        self.stat_length = np.zeros(R, np.int32)
+        alloc_step_outputs(self, R, shape, np.uint8)
         self.stat_success = np.zeros(R, np.bool_)
         self.stat_dishes = np.zeros(R, np.int32)
-        self.ended_rows = np.zeros(R, np.int32)  # scratch
 
     def nbytes_per_env(self) -> float:
         """Bytes of state and output buffers per kitchen."""
