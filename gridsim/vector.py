@@ -380,6 +380,12 @@ class GridVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------- state access
 
+    def _index(self, index: int) -> int:
+        """A row index (negative counts from the end) checked against ``num_envs``."""
+        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
+            raise IndexError(f"env index {index!r} out of range for {self.num_envs} envs")
+        return int(index) % self.num_envs
+
     def state_dict(self) -> dict[str, Any]:
         """A deep copy of the whole batch state (numpy arrays plus the seeds in use)."""
         st = self.state

@@ -227,9 +227,7 @@ class KitchenVectorEnv(GridVectorEnv):
     # ------------------------------------------------------------- state access
 
     def _kitchen(self, index: int) -> int:
-        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
-            raise IndexError(f"row index {index!r} out of range for {self.num_envs} rows")
-        row = int(index) % self.num_envs
+        row = self._index(index)
         return row // self.num_agents if self.agent_rows else row
 
     def get_state(self, index: int = 0) -> dict[str, Any]:

@@ -372,11 +372,6 @@ class NavVectorEnv(GridVectorEnv):
                 )
         return tiles
 
-    def _index(self, index: int) -> int:
-        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
-            raise IndexError(f"env index {index!r} out of range for {self.num_envs} envs")
-        return int(index) % self.num_envs
-
     # ------------------------------------------------------------------ render
 
     def render_frame(self, index: int = 0, cell_px: int = 16) -> np.ndarray:

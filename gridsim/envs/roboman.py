@@ -255,11 +255,6 @@ class RobomanVectorEnv(GridVectorEnv):
         self._was_reset = True  # an injected state is a valid place to step from
         return self._output(st.obs[i]), {"action_mask": st.action_mask[i].copy()}
 
-    def _index(self, index: int) -> int:
-        if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
-            raise IndexError(f"env index {index!r} out of range for {self.num_envs} envs")
-        return int(index) % self.num_envs
-
     # ------------------------------------------------------------------ render
 
     def render_frame(self, index: int = 0) -> np.ndarray:
