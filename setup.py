@@ -42,6 +42,7 @@ extensions = [
 setup(
     packages=[
         "gridsim",
+        "gridsim.api",
         "gridsim.nav",
         "gridsim.envs",
         "gridsim.roboman",
@@ -52,7 +53,7 @@ setup(
     package_dir={"gridsim.builtin_levels": "levels"},
     package_data={
         "gridsim": ["*.pyi", "*.pxd", "py.typed"],
-        "gridsim.builtin_levels": ["*/*.txt", "*/*.py", "*.md"],
+        "gridsim.builtin_levels": ["*.py", "*/*.txt", "*/*.py", "*/*/*.txt", "*/*/*.py", "*.md"],
     },
     ext_modules=cythonize(extensions, compiler_directives=directives),
 )

@@ -8,45 +8,69 @@ Importing gridsim registers its ids with Gymnasium::
     envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=4096)
 """
 
+from gridsim.api import (
+    ActionSpec,
+    EnvironmentStatus,
+    Level,
+    ObsSpec,
+    PropertyAttribute,
+    PropertyResult,
+    Setting,
+    SettingsError,
+    flatten_args,
+    make,
+)
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
-from gridsim.envs.nav import make_nav_vec
 from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError
+from gridsim.events import EventSpec
 from gridsim.kitchen import LevelParseError
 from gridsim.levels import find_level, read_level
 from gridsim.nav import TaskSampler
-from gridsim.registry import register_all, registered_ids
+from gridsim.registry import register_all, register_level, registered_ids
 from gridsim.vector import GridVectorEnv
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ActionSpec",
+    "EnvironmentStatus",
+    "EventSpec",
     "GridSimError",
     "GridVectorEnv",
     "InvalidActionError",
     "KitchenEnv",
     "KitchenVectorEnv",
+    "Level",
     "LevelError",
     "LevelNotFoundError",
     "LevelParseError",
     "NavEnv",
+    "ObsSpec",
+    "PropertyAttribute",
+    "PropertyResult",
     "NavVectorEnv",
     "RobomanEnv",
     "RobomanVectorEnv",
+    "Setting",
+    "SettingsError",
     "TaskSampler",
     "find_level",
+    "flatten_args",
+    "make",
     "make_vec",
     "read_level",
+    "register_level",
     "registered_ids",
 ]
 
 
 
 def make_vec(level: str, num_envs: int = 1, **kwargs) -> GridVectorEnv:
-    """A vector env for a level name, with the level's own settings as defaults.
+    """A vector env for a level name, with the level's own settings as defaults (:func:`gridsim.make`).
 
-    The family comes from the name (``"nav/four_rooms"``) or the level's ``family``
-    setting. Settings written in the level file (``max_episode_steps``, ``obs_type``,
-    ``actions``, ``alphabet``, ``view_size``) apply unless ``kwargs`` override them.
+    The family comes from the name (``"nav/four_rooms"``, ``"roboman:LiftRed"``) or the
+    level's ``family`` setting. Settings written in the level file (``max_episode_steps``,
+    ``obs_type``, ``actions``, ``alphabet``, ``view_size``) apply unless ``kwargs`` override them.
 
     Example:
         >>> import gridsim
@@ -54,7 +78,7 @@ def make_vec(level: str, num_envs: int = 1, **kwargs) -> GridVectorEnv:
         >>> envs.max_episode_steps
         200
     """
-    return make_nav_vec(level, num_envs, **kwargs)
+    return make(level, num_envs, **kwargs)
 
 
 register_all()

@@ -36,6 +36,35 @@ cdef enum:
     OBS_VIEW = 2        # uint8 (v, v) tile ids centred on the agent
 
 
+# Raw pointers into a batch's event buffers (gridsim.state.alloc_event_buffers), bound by a
+# step call (a local: a pointer member would make the kernels unpicklable); U worlds (envs, or
+# kitchens), E slots per world and step, F int32 fields per event.
+cdef struct EventBuf:
+    int16_t* types       # (U, E) 1-based index into the family's event specs
+    int32_t* payload     # (U, E, F) fields, unused ones -1
+    int32_t* count       # (U,) events recorded in the world's last step
+    int64_t* dropped     # (U,) events lost to overflow, cumulative
+    Py_ssize_t units     # U
+    int cap              # E >= 1
+    int nf               # F in 1..4
+
+# Event type ids: 1-based positions in gridsim.events.NAV_EVENTS / ROBOMAN_EVENTS / KITCHEN_EVENTS.
+cdef enum:
+    NAV_EV_GOAL_REACHED = 1    # [row, col]
+    NAV_EV_TILE_COLLECTED = 2  # [row, col]
+    NAV_EV_WALL_BUMP = 3       # [row, col] of the cell the move ran into
+    ROBO_EV_LIFTED = 1         # [obj, from_below (-1 = floor)]
+    ROBO_EV_PUT = 2            # [obj, onto (-1 = floor)]
+    ROBO_EV_GOAL_REACHED = 3   # []
+    KIT_EV_PICKED = 1          # [agent, item, x, y]
+    KIT_EV_PUT = 2             # [agent, item, x, y]
+    KIT_EV_CHOPPED = 3         # [agent, item]
+    KIT_EV_MERGED = 4          # [agent, item]
+    KIT_EV_DELIVERED = 5       # [agent, item, recipe_bits]
+    KIT_EV_COLLISION = 6       # [agent, blocker (-1 = contested cell)]
+    KIT_EV_GOAL_REACHED = 7    # []
+
+
 @cython.final
 cdef class NavKernel:
     # ---- sizes and options (fixed at construction) ----
@@ -45,13 +74,13 @@ cdef class NavKernel:
     cdef readonly Py_ssize_t row_stride  # W + 2 * pad: cells per stored row
     cdef readonly Py_ssize_t map_cells   # (H + 2 * pad) * (W + 2 * pad)
     cdef readonly int obs_kind, view_size, pixels_per_cell, channels_first
-    cdef readonly int autoreset_mode
+    cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
     cdef readonly int num_actions, nan_to_zero
     cdef readonly int mutable            # cells can change in an episode (collectibles, random goals)
     cdef readonly int planes             # 2 when mutable: plane 1 = value after becoming default
     cdef readonly int randomize_goals
     cdef readonly int clamp              # some border cell is walkable: clamp moves into the map
-    cdef public int max_steps            # truncation limit, 0 = none
+    cdef public int max_steps            # truncation limit of new episodes, 0 = none
     cdef readonly uint8_t default_tile
     cdef uint8_t agent_color[3]
     cdef int8_t action_code[16]          # discrete action -> move code (dr + 1) * 3 + (dc + 1)
@@ -88,6 +117,14 @@ cdef class NavKernel:
     cdef uint8_t[::1] needs_reset     # (N,) ended; reset pending (NEXT_STEP) or required (DISABLED)
     cdef uint8_t[::1] reseed          # (N,) draw the fixed reward table at the next reset
     cdef int32_t[::1] start_override  # (N,) >= 0: the next reset starts at this cell
+    cdef int32_t[::1] ep_max_steps    # (N,) truncation limit of the current episode, 0 = none
+
+    # ---- events (gridsim.events.NAV_EVENTS), one world per env ----
+    cdef readonly int events_on, max_events, num_event_fields
+    cdef int16_t[:, ::1] event_type   # (N, E)
+    cdef int32_t[:, :, ::1] event_payload  # (N, E, F)
+    cdef int32_t[::1] event_count     # (N,)
+    cdef int64_t[::1] event_dropped   # (N,)
 
     # ---- outputs, rewritten every call ----
     cdef uint8_t[:, ::1] obs_u8       # (N, obs_size) when the observation is uint8
@@ -148,11 +185,11 @@ cdef enum:
 cdef class RobomanKernel:
     # ---- sizes and options ----
     cdef readonly int num_envs
-    cdef readonly int autoreset_mode
+    cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
     cdef readonly int obs_kind, obs_size
     cdef readonly int task_in_obs, num_tasks
-    cdef readonly int exclude_solved
-    cdef public int64_t max_steps        # truncated on the step where timer == max_steps
+    cdef public int exclude_solved       # redraw solved placements (read at reset only)
+    cdef public int64_t max_steps        # limit of new episodes: truncated on the step where timer == it
 
     # ---- tables ----
     cdef const int8_t[::1] task_kind      # (36,) goal kind of each task id
@@ -170,6 +207,14 @@ cdef class RobomanKernel:
     cdef double[::1] ep_return            # (N,)
     cdef uint8_t[::1] needs_reset         # (N,) bool
     cdef uint8_t[::1] reseed              # (N,) bool: cleared at reset (no per-seed tables here)
+    cdef int32_t[::1] ep_max_steps        # (N,) the current episode's limit, 0 = none
+
+    # ---- events (gridsim.events.ROBOMAN_EVENTS), one world per env ----
+    cdef readonly int events_on, max_events, num_event_fields
+    cdef int16_t[:, ::1] event_type       # (N, E)
+    cdef int32_t[:, :, ::1] event_payload # (N, E, F)
+    cdef int32_t[::1] event_count         # (N,)
+    cdef int64_t[::1] event_dropped       # (N,)
 
     # ---- outputs ----
     cdef float[:, ::1] obs_f32            # (N, obs_size) vector observations
@@ -195,18 +240,12 @@ cdef class RobomanKernel:
     cdef void write_outputs(self, Py_ssize_t i, const int8_t* r, bint final) noexcept nogil
 
 
-# Kitchen tile kinds (gridsim.kitchen.rules, same order) and event kinds.
+# Kitchen tile kinds (gridsim.kitchen.rules, same order).
 cdef enum:
     T_FLOOR = 0
     T_COUNTER = 1
     T_CUTBOARD = 2
     T_DELIVERY = 3
-
-cdef enum:
-    EV_ITEM_CHOPPED = 1   # payload: agent, the chopped item's new id
-    EV_ITEMS_MERGED = 2   # payload: agent, the merged item's id
-    EV_DISH_DELIVERED = 3 # payload: agent, the delivered item's id
-    EV_COLLISION = 4      # payload: the blocked agent, its target cell
 
 
 @cython.final
@@ -216,9 +255,9 @@ cdef class KitchenKernel:
     cdef readonly int height, width, num_cells, num_items, num_components
     cdef readonly int agent_rows                # one row per agent (obs gets a "this agent" channel)
     cdef readonly int obs_channels, channels_first
-    cdef readonly int autoreset_mode
-    cdef readonly int max_deliveries, max_events
-    cdef public int max_steps                   # truncated when t >= max_steps
+    cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
+    cdef readonly int max_deliveries
+    cdef public int max_steps                   # limit of new episodes: truncated when t >= it (0 none)
     cdef readonly uint32_t all_recipes          # bit r set for every recipe of the level
 
     # ---- level tables (cells are y * W + x) ----
@@ -244,10 +283,7 @@ cdef class KitchenKernel:
     cdef int64_t[::1] episode                   # (K,)
     cdef double[::1] ep_return                  # (K,)
     cdef uint8_t[::1] needs_reset               # (K,)
-    cdef int8_t[:, ::1] event_kind              # (K, E) EV_*, this step's events
-    cdef int8_t[:, ::1] event_agent             # (K, E)
-    cdef int16_t[:, ::1] event_value            # (K, E) item id or cell
-    cdef int16_t[::1] event_count               # (K,)
+    cdef int32_t[::1] ep_max_steps              # (K,) the current episode's limit, 0 = none
     cdef const uint8_t[::1] base_obs            # (obs_size,) the tile channels of one row
 
     # ---- outputs (per row) ----
@@ -266,10 +302,17 @@ cdef class KitchenKernel:
     cdef Py_ssize_t n_ended
     cdef int8_t[:, ::1] moves                   # (K, A) scratch: validated actions
 
+    # ---- events (gridsim.events.KITCHEN_EVENTS), one world per kitchen ----
+    cdef readonly int events_on, max_events, num_event_fields
+    cdef int16_t[:, ::1] event_type             # (K, E)
+    cdef int32_t[:, :, ::1] event_payload       # (K, E, F)
+    cdef int32_t[::1] event_count               # (K,)
+    cdef int64_t[::1] event_dropped             # (K,)
+
     cdef readonly int err_env, err_code
 
     cdef void reset_one(self, Py_ssize_t k) noexcept nogil
     cdef void step_kitchen(self, Py_ssize_t k) noexcept nogil
     cdef void interact(self, Py_ssize_t k, int a, int cell) noexcept nogil
     cdef void write_obs(self, Py_ssize_t k, bint final) noexcept nogil
-    cdef void add_event(self, Py_ssize_t k, int kind, int agent, int value) noexcept nogil
+    cdef void add_event(self, Py_ssize_t k, int kind, int f0, int f1, int f2, int f3) noexcept nogil

@@ -50,6 +50,9 @@ class NavKernel:
     max_steps: int
     default_tile: int
     per_env_table: int
+    events_on: int
+    max_events: int
+    num_event_fields: int
     err_env: int
     err_code: int
 
@@ -77,6 +80,9 @@ class RobomanKernel:
     num_tasks: int
     exclude_solved: int
     max_steps: int
+    events_on: int
+    max_events: int
+    num_event_fields: int
     err_env: int
     err_code: int
 
@@ -108,6 +114,8 @@ class KitchenKernel:
     max_events: int
     max_steps: int
     all_recipes: int
+    events_on: int
+    num_event_fields: int
     err_env: int
     err_code: int
 

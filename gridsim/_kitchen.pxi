@@ -7,6 +7,7 @@
 
 cdef enum:
     NO_ITEM = 0  # item id of "nothing"
+    NOT_BLOCKED = -2  # a mover's blocker when it moves
 
 cdef int[5] KITCHEN_DX = [0, 0, 0, -1, 1]
 cdef int[5] KITCHEN_DY = [0, -1, 1, 0, 0]
@@ -52,11 +53,15 @@ cdef class KitchenKernel:
         self.episode = state.episode
         self.ep_return = state.ep_return
         self.needs_reset = state.needs_reset.view(np.uint8)
-        self.event_kind = state.event_kind
-        self.event_agent = state.event_agent
-        self.event_value = state.event_value
+        self.ep_max_steps = state.ep_max_steps
+        self.events_on = state.events_on
+        self.max_events = state.max_events
+        self.num_event_fields = state.num_event_fields
+        self.event_type = state.event_type
+        self.event_payload = state.event_payload
         self.event_count = state.event_count
-        self.max_events = state.event_kind.shape[1]
+        self.event_dropped = state.event_dropped
+        _check_event_buffers(state, self.num_kitchens)
         self.base_obs = state.base_obs
         self.obs = state.obs.reshape(self.num_rows, -1)
         self.final_obs = state.final_obs.reshape(self.num_rows, -1)
@@ -77,13 +82,12 @@ cdef class KitchenKernel:
 
     # ---------------------------------------------------------------- rules
 
-    cdef void add_event(self, Py_ssize_t k, int kind, int agent, int value) noexcept nogil:
-        cdef int n = self.event_count[k]
-        if n < self.max_events:  # the buffer holds every event a step can produce; never full
-            self.event_kind[k, n] = <int8_t>kind
-            self.event_agent[k, n] = <int8_t>agent
-            self.event_value[k, n] = <int16_t>value
-            self.event_count[k] = <int16_t>(n + 1)
+    cdef void add_event(self, Py_ssize_t k, int kind, int f0, int f1, int f2, int f3) noexcept nogil:
+        # One event of kitchen k (KIT_EV_*; -1 for fields the kind lacks). Callers check events_on.
+        cdef EventBuf b
+        bind_events(&b, &self.event_type[0, 0], &self.event_payload[0, 0, 0], &self.event_count[0],
+                    &self.event_dropped[0], self.num_kitchens, self.max_events, self.num_event_fields)
+        emit_event(&b, k, kind, f0, f1, f2, f3)
 
     cdef void interact(self, Py_ssize_t k, int a, int cell) noexcept nogil:
         # Agent a faces the non-floor cell `cell` (the interaction table of the rules).
@@ -98,7 +102,8 @@ cdef class KitchenKernel:
                 self.delivered_bits[k, cell] |= self.comp_bits[H]
                 self.solved[k] |= self.dish_of[H]
                 self.held[k, a] = NO_ITEM
-                self.add_event(k, EV_DISH_DELIVERED, a, H)
+                if self.events_on:
+                    self.add_event(k, KIT_EV_DELIVERED, a, H, <int>self.dish_of[H], -1)
             return
         X = self.tile_item[k, cell]
         if H != NO_ITEM:
@@ -107,16 +112,22 @@ cdef class KitchenKernel:
                 if M >= 0:  # the merge ends in the hand
                     self.held[k, a] = <int16_t>M
                     self.tile_item[k, cell] = NO_ITEM
-                    self.add_event(k, EV_ITEMS_MERGED, a, M)
+                    if self.events_on:
+                        self.add_event(k, KIT_EV_MERGED, a, M, -1, -1)
             elif self.tile_kind[cell] == T_CUTBOARD and self.chop_to[H] >= 0:
                 self.held[k, a] = self.chop_to[H]  # chopped in the hand, still held
-                self.add_event(k, EV_ITEM_CHOPPED, a, self.chop_to[H])
+                if self.events_on:
+                    self.add_event(k, KIT_EV_CHOPPED, a, self.chop_to[H], -1, -1)
             else:
                 self.tile_item[k, cell] = <int16_t>H
                 self.held[k, a] = NO_ITEM
+                if self.events_on:
+                    self.add_event(k, KIT_EV_PUT, a, H, cell % self.width, cell // self.width)
         elif X != NO_ITEM:
             self.held[k, a] = <int16_t>X
             self.tile_item[k, cell] = NO_ITEM
+            if self.events_on:
+                self.add_event(k, KIT_EV_PICKED, a, X, cell % self.width, cell // self.width)
 
     cdef void step_kitchen(self, Py_ssize_t k) noexcept nogil:
         # One simultaneous step of every agent of kitchen k (actions in self.moves[k]).
@@ -124,10 +135,9 @@ cdef class KitchenKernel:
         cdef int cur[4]
         cdef int target[4]
         cdef int role[4]      # 0 noop, 1 mover (target is floor), 2 interactor
-        cdef bint blocked[4]
+        cdef int blocker[4]   # NOT_BLOCKED, -1 (a contested target) or the blocking agent
         cdef int a, b, m, x, y
         cdef bint changed
-        self.event_count[k] = 0
         for a in range(A):
             cur[a] = self.agent_cell[k, a]
             m = self.moves[k, a]
@@ -137,28 +147,37 @@ cdef class KitchenKernel:
             y = 0 if y < 0 else (H - 1 if y >= H else y)
             target[a] = y * W + x
             role[a] = 0 if target[a] == cur[a] else (1 if self.tile_kind[target[a]] == T_FLOOR else 2)
-            blocked[a] = False
-        # Collisions, to a fixed point: movers sharing a target, and movers swapping cells, are
-        # blocked; then any mover heading into a cell that stays occupied is blocked.
+            blocker[a] = NOT_BLOCKED
+        # Collisions, to a fixed point: movers sharing a target (blocker -1), then movers swapping
+        # cells (blocker: the first such agent), are blocked; then any mover heading into a cell that
+        # stays occupied is blocked by the agent there. The blockers are those of the reference.
         for a in range(A):
-            for b in range(A):
-                if a != b and role[a] == 1 and role[b] == 1:
-                    if target[a] == target[b] or (target[a] == cur[b] and target[b] == cur[a]):
-                        blocked[a] = True
+            if role[a] == 1:
+                for b in range(A):
+                    if b != a and role[b] == 1 and target[a] == target[b]:
+                        blocker[a] = -1
+                        break
+        for a in range(A):
+            if role[a] == 1 and blocker[a] == NOT_BLOCKED:
+                for b in range(A):
+                    if b != a and role[b] == 1 and target[a] == cur[b] and target[b] == cur[a]:
+                        blocker[a] = b
+                        break
         changed = True
         while changed:
             changed = False
             for a in range(A):
-                if role[a] == 1 and not blocked[a]:
+                if role[a] == 1 and blocker[a] == NOT_BLOCKED:
                     for b in range(A):
-                        if b != a and (role[b] != 1 or blocked[b]) and target[a] == cur[b]:
-                            blocked[a] = True
+                        if b != a and (role[b] != 1 or blocker[b] != NOT_BLOCKED) and target[a] == cur[b]:
+                            blocker[a] = b
                             changed = True
                             break
         for a in range(A):
             if role[a] == 1:
-                if blocked[a]:
-                    self.add_event(k, EV_COLLISION, a, target[a])
+                if blocker[a] != NOT_BLOCKED:
+                    if self.events_on:
+                        self.add_event(k, KIT_EV_COLLISION, a, blocker[a], -1, -1)
                 else:
                     self.agent_cell[k, a] = <int16_t>target[a]
         for a in range(A):  # interactions in agent order
@@ -179,12 +198,12 @@ cdef class KitchenKernel:
         self.solved[k] = 0
         self.n_delivered[k] = 0
         self.t[k] = 0
+        self.ep_max_steps[k] = self.max_steps if self.max_steps > 0 else 0
         self.ep_return[k] = 0.0
         self.needs_reset[k] = 0
-        self.event_count[k] = 0
 
     def reset(self, const uint8_t[::1] mask):
-        """Reset every kitchen whose mask entry is nonzero and write its observations."""
+        """Reset every kitchen whose mask entry is nonzero, clear its events and write its observations."""
         cdef Py_ssize_t k
         if mask.shape[0] != self.num_kitchens:
             raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_kitchens}")
@@ -192,6 +211,8 @@ cdef class KitchenKernel:
             for k in range(self.num_kitchens):
                 if mask[k]:
                     self.reset_one(k)
+                    if self.events_on:
+                        self.event_count[k] = 0
                     self.write_obs(k, False)
 
     def bind_obs(self, obs):
@@ -282,7 +303,9 @@ cdef Py_ssize_t kitchen_step(KitchenKernel self, const discrete_t[::1] actions) 
     cdef Py_ssize_t k, i, j, r, n_done = 0
     cdef int A = self.num_agents, a, rows = A if self.agent_rows else 1
     cdef int mode = self.autoreset_mode
+    cdef int32_t limit
     cdef bint success, trunc
+    cdef bint ev_on = self.events_on
     self.err_code = E_OK
     self.err_env = -1
     if actions.shape[0] != self.num_kitchens * A:
@@ -307,6 +330,8 @@ cdef Py_ssize_t kitchen_step(KitchenKernel self, const discrete_t[::1] actions) 
         self.stat_success[i] = 0
         self.stat_dishes[i] = 0
         self.final_mask[i] = 0
+    if ev_on:
+        memset(&self.event_count[0], 0, self.num_kitchens * sizeof(int32_t))
     for k in range(self.num_kitchens):
         if self.needs_reset[k] and mode == AR_NEXT_STEP:
             # The actions are ignored: this call starts the next episode (Gymnasium NEXT_STEP).
@@ -322,7 +347,10 @@ cdef Py_ssize_t kitchen_step(KitchenKernel self, const discrete_t[::1] actions) 
             self.moves[k, a] = <int8_t>actions[k * A + a]
         self.step_kitchen(k)
         success = (self.solved[k] & self.all_recipes) == self.all_recipes
-        trunc = self.t[k] >= self.max_steps if self.max_steps > 0 else False
+        limit = self.ep_max_steps[k]  # this episode's limit, 0 = none
+        trunc = self.t[k] >= limit if limit > 0 else False
+        if ev_on and success:
+            self.add_event(k, KIT_EV_GOAL_REACHED, -1, -1, -1, -1)
         self.ep_return[k] += 1.0 if success else 0.0
         for r in range(k * rows, k * rows + rows):
             self.rewards[r] = 1.0 if success else 0.0

@@ -13,6 +13,16 @@ ctypedef fused continuous_t:
     float
     double
 
+# Compile-time switch of the step loop: every env's episode has the batch's one limit (the usual
+# case: a register compare), or the limits differ (after a max_steps write, until every env reset).
+ctypedef struct AnyLimits:
+    char unused
+ctypedef struct OneLimit:
+    char unused
+ctypedef fused limits_t:
+    AnyLimits
+    OneLimit
+
 # Move codes map to themselves (continuous actions are converted to codes first).
 cdef int8_t[9] IDENTITY_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8]
 
@@ -97,6 +107,15 @@ cdef class NavKernel:
         self.needs_reset = state.needs_reset.view(np.uint8)
         self.reseed = state.reseed.view(np.uint8)
         self.start_override = state.start_override
+        self.ep_max_steps = state.ep_max_steps
+        self.events_on = state.events_on
+        self.max_events = state.max_events
+        self.num_event_fields = state.num_event_fields
+        self.event_type = state.event_type
+        self.event_payload = state.event_payload
+        self.event_count = state.event_count
+        self.event_dropped = state.event_dropped
+        _check_event_buffers(state, self.num_envs)
 
         if state.obs.dtype == np.int32:
             self.obs_i32 = state.obs.reshape(self.num_envs, -1)
@@ -177,11 +196,12 @@ cdef class NavKernel:
                     self.grid[g, cell] = self.default_tile
                     self.cell_flags[g, cell] = <uint8_t>self.tile_flags[self.default_tile]
         self.step_count[i] = 0
+        self.ep_max_steps[i] = self.max_steps if self.max_steps > 0 else 0
         self.ep_return[i] = 0.0
         self.needs_reset[i] = 0
 
     def reset(self, const uint8_t[::1] mask):
-        """Reset every env whose mask entry is nonzero and write its observation."""
+        """Reset every env whose mask entry is nonzero, clear its events and write its observation."""
         cdef Py_ssize_t i
         if mask.shape[0] != self.num_envs:
             raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_envs}")
@@ -189,6 +209,8 @@ cdef class NavKernel:
             for i in range(self.num_envs):
                 if mask[i]:
                     self.reset_one(i)
+                    if self.events_on:
+                        self.event_count[i] = 0
                     self.write_obs(i, False)
 
     def redraw_table(self, Py_ssize_t i):
@@ -323,37 +345,52 @@ cdef class NavKernel:
         """Step every env with int64 discrete actions (N,); returns episodes ended, or -1 on error."""
         cdef Py_ssize_t n
         with nogil:
-            n = step_discrete(self, actions)
+            if self.events_on:
+                n = step_discrete(self, actions, <const EventsOn*>NULL)
+            else:
+                n = step_discrete(self, actions, <const EventsOff*>NULL)
         return n
 
     def step_i32(self, const int32_t[::1] actions):
         """Step every env with int32 discrete actions (N,); returns episodes ended, or -1 on error."""
         cdef Py_ssize_t n
         with nogil:
-            n = step_discrete(self, actions)
+            if self.events_on:
+                n = step_discrete(self, actions, <const EventsOn*>NULL)
+            else:
+                n = step_discrete(self, actions, <const EventsOff*>NULL)
         return n
 
     def step_f32(self, const float[:, ::1] actions):
         """Step every env with float32 continuous actions (N, 2); returns episodes ended or -1."""
         cdef Py_ssize_t n
         with nogil:
-            n = step_continuous(self, actions)
+            if self.events_on:
+                n = step_continuous(self, actions, <const EventsOn*>NULL)
+            else:
+                n = step_continuous(self, actions, <const EventsOff*>NULL)
         return n
 
     def step_f64(self, const double[:, ::1] actions):
         """Step every env with float64 continuous actions (N, 2); returns episodes ended or -1."""
         cdef Py_ssize_t n
         with nogil:
-            n = step_continuous(self, actions)
+            if self.events_on:
+                n = step_continuous(self, actions, <const EventsOn*>NULL)
+            else:
+                n = step_continuous(self, actions, <const EventsOff*>NULL)
         return n
 
 
 cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
-                          const int8_t* code_of) noexcept nogil:
+                          const int8_t* code_of, const events_t* tag, const limits_t* limits,
+                          int32_t one_limit) noexcept nogil:
     # Apply validated actions to every env (move code = code_of[action]); returns episodes ended.
+    # OneLimit: every episode's limit is one_limit (none as INT32_MAX); AnyLimits: ep_max_steps.
+    # tag's type selects the loop with (EventsOn) or without (EventsOff) event writes.
     # Hot arrays are read through local pointers: a store through a uint8 pointer may alias
     # anything, and would otherwise force every memoryview to be reloaded for each env.
-    cdef Py_ssize_t i, k, cell, target, n_done = 0
+    cdef Py_ssize_t i, k, cell, target, prev, n_done = 0
     cdef Py_ssize_t map_cells = self.map_cells
     cdef Py_ssize_t table_stride = self.planes * map_cells
     cdef uint8_t f, term, trunc
@@ -361,8 +398,10 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
     cdef float rew
     cdef int mode = self.autoreset_mode, obs_kind = self.obs_kind
     cdef int mutable = self.mutable, clamp = self.clamp
-    # No limit is a limit no episode reaches.
-    cdef int32_t max_steps = self.max_steps if self.max_steps > 0 else 0x7FFFFFFF
+    cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
+    cdef int32_t limit
+    cdef EventBuf evb
+    cdef EventBuf* ev = &evb
     cdef uint8_t default_tile = self.default_tile
     cdef uint8_t default_flags = <uint8_t>self.tile_flags[self.default_tile]
     cdef const Py_ssize_t* delta = self.delta
@@ -398,6 +437,10 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
         stat_return[i] = 0.0
         stat_length[i] = 0
         final_mask[i] = 0
+    if events_t is EventsOn:
+        bind_events(ev, &self.event_type[0, 0], &self.event_payload[0, 0, 0], &self.event_count[0],
+                    &self.event_dropped[0], self.num_envs, self.max_events, self.num_event_fields)
+        clear_events(ev)
     for i in range(self.num_envs):
         if needs_reset[i] and mode == AR_NEXT_STEP:
             # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
@@ -411,6 +454,7 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
         fl = cell_flags if shared_map else cell_flags + grid_index[i] * map_cells
         code = code_of[actions[i]]
         cell = agent_cell[i]
+        prev = cell
         target = self.target_cell(cell, code) if clamp else cell + delta[code]
         if GRIDSIM_DEBUG and not (0 <= cell < map_cells and 0 <= target < map_cells):
             # Raw pointers escape Cython's bounds checks; the debug build checks them here.
@@ -427,6 +471,9 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
             # hits a wall is unpredictable. F_WALKABLE is bit 0.
             cell += (target - cell) * (fl[target] & F_WALKABLE)
         agent_cell[i] = <int32_t>cell
+        if events_t is EventsOn:
+            if target != prev and not (fl[target] & F_WALKABLE):
+                emit_event(ev, i, NAV_EV_WALL_BUMP, cell_rc[2 * target], cell_rc[2 * target + 1], -1, -1)
         # The reward is that of the cell the agent ends on.
         f = fl[cell]
         if f & F_STOCHASTIC:
@@ -442,13 +489,23 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
         if f & F_COLLECTIBLE:
             self.grid[grid_index[i], cell] = default_tile
             cell_flags[grid_index[i] * map_cells + cell] = default_flags
+            if events_t is EventsOn:
+                emit_event(ev, i, NAV_EV_TILE_COLLECTED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
         step_count[i] += 1
         ep_return[i] += rew
         rewards[i] = rew
         term = (f & F_TERMINAL) != 0
-        trunc = step_count[i] >= max_steps
+        # This episode's limit (a reset below rewrites ep_max_steps[i] for the next one); no
+        # limit is a limit no episode reaches.
+        if limits_t is OneLimit:
+            trunc = step_count[i] >= one_limit
+        else:
+            limit = ep_max_steps[i]
+            trunc = step_count[i] >= (limit if limit > 0 else 0x7FFFFFFF)
         terminated[i] = term
         truncated[i] = trunc
+        if events_t is EventsOn and term:
+            emit_event(ev, i, NAV_EV_GOAL_REACHED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
         if (term | trunc) and mode != AR_CONTINUE:
             ended[n_done] = <int32_t>i
             n_done += 1
@@ -473,6 +530,18 @@ cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
     return n_done
 
 
+cdef inline bint one_limit(NavKernel self, int32_t* limit) noexcept nogil:
+    # Whether every env's episode has the same limit; *limit gets it (none as INT32_MAX).
+    cdef Py_ssize_t i
+    cdef const int32_t* ep = &self.ep_max_steps[0]
+    cdef int32_t first = ep[0]
+    cdef bint mixed = False
+    for i in range(self.num_envs):
+        mixed |= ep[i] != first  # no early exit: the loop vectorizes
+    limit[0] = first if first > 0 else 0x7FFFFFFF
+    return not mixed
+
+
 cdef int check_pending(NavKernel self) noexcept nogil:
     # DISABLED: an env that ended must be reset before it is stepped again.
     cdef Py_ssize_t i
@@ -486,8 +555,10 @@ cdef int check_pending(NavKernel self) noexcept nogil:
     return 0
 
 
-cdef Py_ssize_t step_discrete(NavKernel self, const discrete_t[::1] actions) noexcept nogil:
+cdef Py_ssize_t step_discrete(NavKernel self, const discrete_t[::1] actions, const events_t* tag) noexcept nogil:
+    # Every (action type, events on/off) pair is its own function.
     cdef Py_ssize_t i
+    cdef int32_t limit
     cdef discrete_t n = self.num_actions
     cdef int bad = 0
     self.err_code = E_OK
@@ -505,11 +576,15 @@ cdef Py_ssize_t step_discrete(NavKernel self, const discrete_t[::1] actions) noe
                 return -1
     if check_pending(self) < 0:
         return -1
-    return step_rows(self, &actions[0], self.action_code)
+    if one_limit(self, &limit):
+        return step_rows(self, &actions[0], self.action_code, tag, <const OneLimit*>NULL, limit)
+    return step_rows(self, &actions[0], self.action_code, tag, <const AnyLimits*>NULL, 0)
 
 
-cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actions) noexcept nogil:
+cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actions,
+                                const events_t* tag) noexcept nogil:
     cdef Py_ssize_t i
+    cdef int32_t limit
     cdef double ar, ac
     self.err_code = E_OK
     self.err_env = -1
@@ -529,4 +604,6 @@ cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actio
         self.moves[i] = <int8_t>((move_axis(ar) + 1) * 3 + move_axis(ac) + 1)
     if check_pending(self) < 0:
         return -1
-    return step_rows(self, &self.moves[0], IDENTITY_CODES)
+    if one_limit(self, &limit):
+        return step_rows(self, &self.moves[0], IDENTITY_CODES, tag, <const OneLimit*>NULL, limit)
+    return step_rows(self, &self.moves[0], IDENTITY_CODES, tag, <const AnyLimits*>NULL, 0)

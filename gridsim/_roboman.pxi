@@ -50,8 +50,9 @@ cdef int[7] ROBO_DX = [0, 0, 0, -1, 1, 0, 0]
 cdef int[7] ROBO_DY = [0, -1, 1, 0, 0, 0, 0]
 
 
-cdef inline void robo_apply(int8_t* r, int a) noexcept nogil:
+cdef inline void robo_apply(int8_t* r, int a, EventBuf* ev, Py_ssize_t u) noexcept nogil:
     # One action: move (clamped), lift or put; then the held object follows the agent.
+    # A lift or put that changes the state is recorded as an event of world u unless ev is NULL.
     cdef int T, B, U, h
     # Moves without branches: which of the seven actions comes next is unpredictable.
     cdef int x = r[R_AX] + ROBO_DX[a], y = r[R_AY] + ROBO_DY[a]
@@ -66,6 +67,8 @@ cdef inline void robo_apply(int8_t* r, int a) noexcept nogil:
                 r[R_BELOW + T] = -1
                 r[R_ABOVE + B] = -1
             r[R_HELD] = <int8_t>T
+            if ev != NULL:
+                emit_event(ev, u, ROBO_EV_LIFTED, T, B, -1, -1)
     elif a == 6:
         h = r[R_HELD]
         if h >= 0:
@@ -74,6 +77,8 @@ cdef inline void robo_apply(int8_t* r, int a) noexcept nogil:
                 r[R_ABOVE + U] = <int8_t>h
                 r[R_BELOW + h] = <int8_t>U
             r[R_HELD] = -1
+            if ev != NULL:
+                emit_event(ev, u, ROBO_EV_PUT, h, U, -1, -1)
     h = r[R_HELD]
     if h >= 0:
         r[R_OBJ + 2 * h] = r[R_AX]
@@ -148,6 +153,15 @@ cdef class RobomanKernel:
         self.ep_return = state.ep_return
         self.needs_reset = state.needs_reset.view(np.uint8)
         self.reseed = state.reseed.view(np.uint8)
+        self.ep_max_steps = state.ep_max_steps
+        self.events_on = state.events_on
+        self.max_events = state.max_events
+        self.num_event_fields = state.num_event_fields
+        self.event_type = state.event_type
+        self.event_payload = state.event_payload
+        self.event_count = state.event_count
+        self.event_dropped = state.event_dropped
+        _check_event_buffers(state, self.num_envs)
         if self.obs_kind == ROBO_OBS_VECTOR:
             self.obs_f32 = state.obs
             self.final_f32 = state.final_obs
@@ -218,12 +232,14 @@ cdef class RobomanKernel:
             if not (self.exclude_solved and robo_goal(r, self.task_kind[t], self.task_x[t], self.task_y[t])):
                 break
         self.timer[i] = 0
+        # int32 holds every limit an episode can reach; larger ones never truncate.
+        self.ep_max_steps[i] = <int32_t>self.max_steps if 0 < self.max_steps <= 0x7FFFFFFF else 0
         self.ep_return[i] = 0.0
         self.needs_reset[i] = 0
         self.reseed[i] = 0
 
     def reset(self, const uint8_t[::1] mask):
-        """Reset every env whose mask entry is nonzero; write its observation and action mask."""
+        """Reset every env whose mask entry is nonzero; clear its events, write its observation and mask."""
         cdef Py_ssize_t i
         if mask.shape[0] != self.num_envs:
             raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_envs}")
@@ -231,6 +247,8 @@ cdef class RobomanKernel:
             for i in range(self.num_envs):
                 if mask[i]:
                     self.reset_one(i)
+                    if self.events_on:
+                        self.event_count[i] = 0
                     self.write_outputs(i, &self.record[i, 0], False)
 
     def bind_obs(self, obs):
@@ -262,25 +280,36 @@ cdef class RobomanKernel:
         """Step every env with int64 actions (N,); returns episodes ended, or -1 on error."""
         cdef Py_ssize_t n
         with nogil:
-            n = roboman_step(self, actions)
+            if self.events_on:
+                n = roboman_step(self, actions, <const EventsOn*>NULL)
+            else:
+                n = roboman_step(self, actions, <const EventsOff*>NULL)
         return n
 
     def step_i32(self, const int32_t[::1] actions):
         """Step every env with int32 actions (N,); returns episodes ended, or -1 on error."""
         cdef Py_ssize_t n
         with nogil:
-            n = roboman_step(self, actions)
+            if self.events_on:
+                n = roboman_step(self, actions, <const EventsOn*>NULL)
+            else:
+                n = roboman_step(self, actions, <const EventsOff*>NULL)
         return n
 
 
-cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) noexcept nogil:
+cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions,
+                             const events_t* tag) noexcept nogil:
+    # tag's type selects the loop with (EventsOn) or without (EventsOff) event writes.
     cdef Py_ssize_t i, k, n_done = 0
     cdef int8_t* r
     cdef int8_t* rec
     cdef bint term, trunc
     cdef int t, bad = 0
     cdef int mode = self.autoreset_mode
-    cdef int64_t max_steps = self.max_steps
+    cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
+    cdef int64_t limit
+    cdef EventBuf evb
+    cdef EventBuf* ev = NULL  # NULL: robo_apply records nothing
     cdef int64_t* timer = &self.timer[0]
     cdef const int8_t* task_kind = &self.task_kind[0]
     cdef const int8_t* task_x = &self.task_x[0]
@@ -320,6 +349,11 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
         self.stat_length[i] = 0
         self.stat_success[i] = 0
         self.final_mask[i] = 0
+    if events_t is EventsOn:
+        ev = &evb
+        bind_events(ev, &self.event_type[0, 0], &self.event_payload[0, 0, 0], &self.event_count[0],
+                    &self.event_dropped[0], self.num_envs, self.max_events, self.num_event_fields)
+        clear_events(ev)
     for i in range(self.num_envs):
         rec = records + R_SIZE * i
         if needs_reset[i] and mode == AR_NEXT_STEP:
@@ -332,11 +366,15 @@ cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions) 
             self.write_outputs(i, rec, False)
             continue
         r = rec  # stepped in place: copying a record just written byte by byte stalls the CPU
-        robo_apply(r, <int>actions[i])
+        limit = ep_max_steps[i]  # loaded before the record's byte stores, which may alias it
+        robo_apply(r, <int>actions[i], ev, i)
         t = r[R_TASK]
         term = robo_goal(r, task_kind[t], task_x[t], task_y[t])
         timer[i] += 1
-        trunc = timer[i] == max_steps
+        # This episode's limit; 0 (none) is never reached: a timer is >= 1 after a step.
+        trunc = timer[i] == limit
+        if events_t is EventsOn and term:
+            emit_event(ev, i, ROBO_EV_GOAL_REACHED, -1, -1, -1, -1)
         rewards[i] = 1.0 if term else 0.0
         terminated[i] = term
         truncated[i] = trunc

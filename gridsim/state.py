@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gridsim.events import KITCHEN_EVENTS, NAV_EVENTS, ROBOMAN_EVENTS, num_fields
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.level import NavLevel
 
@@ -42,6 +43,34 @@ def alloc_episode_state(st, n: int):
     # seeds[i]: the seed world i's key came from (None until seeded).
     st.seeds = [None] * n
     st.seeded = np.zeros(n, np.bool_)
+
+
+def episode_limit(max_steps: int) -> int:
+    """A batch truncation limit as the int32 per-episode limit the kernels store (0 = none).
+
+    Limits that are not positive, or too large for int32 to reach, mean "never".
+    """
+    m = int(max_steps)
+    return m if 0 < m <= 0x7FFFFFFF else 0
+
+
+def alloc_event_buffers(st, units: int, capacity: int, num_fields: int, enabled: bool):
+    """The kernel's event buffers (``gridsim.events``): ``capacity`` events per world and step.
+
+    ``units`` is the number of simulated worlds (envs, or kitchens), ``num_fields`` the
+    family's largest payload (at least 1 field is stored). The arrays are allocated even
+    when ``enabled`` is false (the kernel then never touches them).
+    """
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise ValueError(f"max_events_per_step must be an integer >= 1, got {capacity!r}")
+    E, F = int(capacity), max(int(num_fields), 1)
+    st.events_on = int(bool(enabled))
+    st.max_events = E
+    st.num_event_fields = F
+    st.event_type = np.zeros((units, E), np.int16)  # (U, E) 1-based spec index, 0 unused
+    st.event_payload = np.full((units, E, F), -1, np.int32)  # (U, E, F) unused fields -1
+    st.event_count = np.zeros(units, np.int32)  # (U,) events of the last step
+    st.event_dropped = np.zeros(units, np.int64)  # (U,) lost to overflow, cumulative
 
 
 def alloc_step_outputs(st, rows: int, obs_shape: tuple[int, ...], obs_dtype):
@@ -77,6 +106,8 @@ class NavState:
         randomize_goals: keep one terminal cell per episode, the others become default tiles.
         max_steps: truncation limit, 0 for none.
         nan_to_zero: continuous NaN components count as 0 instead of raising.
+        events: the kernel records events (``gridsim.events.NAV_EVENTS``).
+        max_events: event slots per env and step.
     """
 
     # Arrays that make up the batch's dynamic state (saved by state_dict, in this order).
@@ -84,7 +115,7 @@ class NavState:
         "grid", "cell_flags", "cell_reward", "agent_cell", "step_count", "episode", "key", "rng",
         "ep_return", "needs_reset", "reseed", "start_override", "seeded", "obs", "rewards",
         "terminated", "truncated", "stat_mask", "stat_return", "stat_length", "final_obs",
-        "final_mask",
+        "final_mask", "ep_max_steps", "event_type", "event_payload", "event_count", "event_dropped",
     )
 
     def __init__(
@@ -102,6 +133,8 @@ class NavState:
         randomize_goals: bool = False,
         max_steps: int = 0,
         nan_to_zero: bool = False,
+        events: bool = False,
+        max_events: int = 16,
     ):
         first = maps[0]
         alphabet = first.alphabet
@@ -212,6 +245,8 @@ class NavState:
         self.step_count = np.zeros(N, np.int32)
         self.start_override = np.full(N, -1, np.int32)  # >= 0: start cell of the next reset
         alloc_episode_state(self, N)
+        self.ep_max_steps = np.full(N, episode_limit(self.max_steps), np.int32)  # (N,) this episode's limit
+        alloc_event_buffers(self, N, max_events, num_fields(NAV_EVENTS), events)
         alloc_step_outputs(self, N, self.obs_shape, self.obs_dtype)
         self.moves = np.zeros(N, np.int8)  # scratch
 
@@ -303,18 +338,21 @@ class RobomanState:
         autoreset_mode: the kernel's AUTORESET_* code.
         max_steps: truncated on the step where the timer reaches it.
         exclude_solved: redraw placements whose goal already holds.
+        events: the kernel records events (``gridsim.events.ROBOMAN_EVENTS``).
+        max_events: event slots per env and step.
     """
 
     DYNAMIC = (
         "record", "timer", "task_slot", "episode", "key",
         "rng", "ep_return", "needs_reset", "reseed", "seeded", "obs", "final_obs", "action_mask",
         "final_action_mask", "final_mask", "rewards", "terminated", "truncated", "stat_mask",
-        "stat_return", "stat_length", "stat_success",
+        "stat_return", "stat_length", "stat_success", "ep_max_steps", "event_type", "event_payload",
+        "event_count", "event_dropped",
     )
 
     def __init__(self, num_envs: int, task_set: Sequence[int], *, obs_kind: int = 0,
                  task_in_obs: bool = False, autoreset_mode: int = 0, max_steps: int = 50,
-                 exclude_solved: bool = False):
+                 exclude_solved: bool = False, events: bool = False, max_events: int = 16):
         from gridsim.roboman.tasks import TASKS
 
         N = int(num_envs)
@@ -347,6 +385,8 @@ class RobomanState:
         self.task[:] = first
         self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set
         alloc_episode_state(self, N)
+        self.ep_max_steps = np.full(N, episode_limit(self.max_steps), np.int32)  # (N,) this episode's limit
+        alloc_event_buffers(self, N, max_events, num_fields(ROBOMAN_EVENTS), events)
         # ---- outputs
         alloc_step_outputs(self, N, self.obs_shape, np.float32 if obs_kind == 0 else np.uint8)
         self.action_mask = np.zeros((N, 7), np.int8)  # (N, 7) 1 = masked out
@@ -379,18 +419,21 @@ class KitchenState:
         channels_first: observations (C, H, W) instead of (H, W, C).
         autoreset_mode: the kernel's AUTORESET_* code.
         max_steps: truncated when the step count reaches it (0: never).
+        events: the kernel records events (``gridsim.events.KITCHEN_EVENTS``), per kitchen.
+        max_events: event slots per kitchen and step.
     """
 
     DYNAMIC = (
         "agent_cell", "held", "tile_item", "delivered_bits", "solved", "n_delivered", "delivered_item",
         "delivered_cell", "t", "episode", "key", "rng", "ep_return", "needs_reset", "reseed", "seeded",
-        "event_kind", "event_agent", "event_value", "event_count", "obs", "final_obs", "final_mask",
-        "rewards", "terminated", "truncated", "stat_mask", "stat_return", "stat_length", "stat_success",
-        "stat_dishes",
+        "ep_max_steps", "event_type", "event_payload", "event_count", "event_dropped", "obs", "final_obs",
+        "final_mask", "rewards", "terminated", "truncated", "stat_mask", "stat_return", "stat_length",
+        "stat_success", "stat_dishes",
     )
 
     def __init__(self, level, num_kitchens: int, num_agents: int, *, agent_rows: bool = False,
-                 channels_first: bool = False, autoreset_mode: int = 0, max_steps: int = 0):
+                 channels_first: bool = False, autoreset_mode: int = 0, max_steps: int = 0,
+                 events: bool = False, max_events: int = 16):
         tables = level.tables
         K, A = int(num_kitchens), int(num_agents)
         H, W = level.height, level.width
@@ -432,7 +475,6 @@ class KitchenState:
         # Every component can be delivered at most once, and a delivery takes two or more.
         D = max(1, sum(int(np.asarray(tables.components)[tables.item_id(n)].sum())
                        for n in level.initial_items.values()) // 2)
-        E = 2 * A  # a step makes at most one event per agent, plus a collision
         # ---- per-kitchen state
         self.agent_cell = np.tile(self.start_cell, (K, 1))  # (K, A)
         self.held = np.zeros((K, A), np.int16)  # (K, A) 0 = nothing
@@ -444,10 +486,9 @@ class KitchenState:
         self.delivered_cell = np.zeros((K, D), np.int16)
         self.t = np.zeros(K, np.int32)
         alloc_episode_state(self, K)  # keys are recorded only: kitchens draw nothing
-        self.event_kind = np.zeros((K, E), np.int8)  # (K, E) this step's events
-        self.event_agent = np.zeros((K, E), np.int8)
-        self.event_value = np.zeros((K, E), np.int16)
-        self.event_count = np.zeros(K, np.int16)
+        self.ep_max_steps = np.full(K, episode_limit(self.max_steps), np.int32)  # (K,) this episode's limit
+        # A step records at most one event per agent plus goal_reached.
+        alloc_event_buffers(self, K, max_events, num_fields(KITCHEN_EVENTS), events)
         self.moves = np.zeros((K, A), np.int8)  # scratch
         # ---- outputs, per row
         R = self.num_rows

@@ -63,6 +63,10 @@ class GridVectorEnv(VectorEnv):
     trajectory depends only on its seed and its actions, never on N or the other
     rows. ``s + i`` overlaps between nearby base seeds (``seed=0`` row 1 equals
     ``seed=1`` row 0): use well-separated base seeds or lists.
+
+    Every family also has the level API of ``docs/levels.md`` (``gridsim.api.surface``):
+    ``settings=``, observation and action specs, ``observation(name)``, ``start`` /
+    ``advance`` / ``status``, dotted properties and kernel-written events.
     """
 
     def __init__(
@@ -393,6 +397,7 @@ class GridVectorEnv(VectorEnv):
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
         out["seeds"] = list(st.seeds)
         out["num_envs"] = self.num_envs
+        out["max_steps"] = int(self.kernel.max_steps)  # the limit of the next episodes (a written setting)
         return out
 
     def load_state_dict(self, state: Mapping[str, Any]):
@@ -418,6 +423,8 @@ class GridVectorEnv(VectorEnv):
                 continue
             np.copyto(dst, state[name])
         st.seeds[:] = list(state["seeds"])
+        if "max_steps" in state:
+            self.kernel.max_steps = int(state["max_steps"])
         self.kernel.sync_outputs()
         self._was_reset = True
 

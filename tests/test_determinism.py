@@ -22,7 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarn
 
 PIXELWORLD_IDS = [f"gridsim/PixelWorld-v{v}" for v in range(6)]
 NOISY_IDS = PIXELWORLD_IDS[1:]
-EXPECTED_REGISTRY_SIZE = 16 + 36 + 11  # navigation + gridroboman + kitchen
+EXPECTED_REGISTRY_SIZE = 16 + 36 + 11 + 1  # navigation + gridroboman + kitchen + Level-v0
 
 # Every source of randomness at once: several starts, three goals picked per
 # episode, a stochastic symbol, a collectible, and the noisy alphabet's table.

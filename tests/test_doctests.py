@@ -2,22 +2,39 @@
 
 import doctest
 import os
+import re
+from pathlib import Path
 
 import pytest
 
 import gridsim
+import gridsim.api.level
+import gridsim.api.settings
 import gridsim.envs.kitchen
 import gridsim.envs.nav
 import gridsim.envs.roboman
 import gridsim.nav.sampler
+import gridsim.registry
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 
 @pytest.mark.parametrize("module", [gridsim, gridsim.envs.nav, gridsim.envs.roboman, gridsim.envs.kitchen,
-                                    gridsim.nav.sampler], ids=lambda m: m.__name__)
+                                    gridsim.nav.sampler, gridsim.api.level, gridsim.api.settings,
+                                    gridsim.registry], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     if module is not gridsim:
         assert result.attempted > 0
+
+
+def test_readme_python_blocks_run():
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    if not readme.is_file():
+        pytest.skip("README.md is not next to the tests")
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+    assert blocks
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(readme), "exec"), namespace)  # noqa: S102 - the README's own examples

@@ -7,13 +7,14 @@ import copy
 import gymnasium as gym
 import numpy as np
 import pytest
+from event_helpers import expected_with_capacity, kernel_events
 
 import gridsim
 from gridsim import InvalidActionError, KitchenEnv, KitchenVectorEnv
+from gridsim.events import KITCHEN_EVENTS, decode_events
 from gridsim.kitchen import builtin_kitchen_names, load_kitchen_level
 from gridsim.reference.kitchen import kitchen_obs, kitchen_reset, kitchen_step
 
-KERNEL_EVENTS = {"item_chopped", "items_merged", "dish_delivered", "collision"}
 LEVELS = builtin_kitchen_names()
 MOVES = {"U": 1, "D": 2, "L": 3, "R": 4, "N": 0}
 
@@ -38,7 +39,7 @@ def test_single_kitchen_matches_reference_every_step(level, num_agents):
     lvl = load_kitchen_level(level)
     if num_agents > len(lvl.starts):
         pytest.skip("the level lists fewer starts")
-    env = KitchenEnv(level=level, num_agents=num_agents)
+    env = KitchenEnv(level=level, num_agents=num_agents, events=True)
     obs, _ = env.reset(seed=0)
     ref = kitchen_reset(lvl, num_agents)
     np.testing.assert_array_equal(obs, kitchen_obs(lvl, ref))
@@ -52,39 +53,48 @@ def test_single_kitchen_matches_reference_every_step(level, num_agents):
         np.testing.assert_array_equal(obs, kitchen_obs(lvl, ref), err_msg=where)
         assert (reward, term) == (r_reward, r_term), where
         assert trunc is False  # the view does not truncate by itself
-        kernel_events = [(name, p["agent"]) for name, p in env.unwrapped.unwrapped_vector.events(0)]
-        assert kernel_events == [(n, p[0]) for n, p in r_events if n in KERNEL_EVENTS], where
+        # Every event, payload and position in the list as the reference records it.
+        assert kernel_events(env.unwrapped_vector.state, KITCHEN_EVENTS, 0) == r_events, where
 
 
 def test_scripted_salad_delivers_on_step_43_with_every_checkpoint():
-    envs = KitchenVectorEnv(1, level="kitchen/open-divider_salad", num_agents=1, max_episode_steps=43)
+    envs = KitchenVectorEnv(1, level="kitchen/open-divider_salad", num_agents=1, max_episode_steps=43,
+                            events=True)
     envs.reset(seed=0)
+    names = envs.level.tables.item_names
     script = "RRRU LLLLL DDDDRRRRR UR UUUR LLLLL RRRRDDDR LLLLUL".replace(" ", "")
     seen = {}
     for t, ch in enumerate(script, start=1):
         _, reward, term, trunc, infos = envs.step(np.array([[MOVES[ch]]]))
-        for name, payload in envs.events(0):
-            seen[t] = (name, payload.get("item"))
+        for name, (payload,) in decode_events(envs.state, KITCHEN_EVENTS, 0):
+            if name in ("item_chopped", "items_merged", "dish_delivered"):
+                seen[t] = (name, names[payload[1]])
         if t < 43:
             assert reward[0] == 0 and not term[0]
     assert seen == {9: ("item_chopped", "ChoppedTomato"), 18: ("items_merged", "Plate-ChoppedTomato"),
                     29: ("item_chopped", "ChoppedLettuce"),
                     37: ("items_merged", "ChoppedLettuce-Plate-ChoppedTomato"),
                     43: ("dish_delivered", "ChoppedLettuce-Plate-ChoppedTomato")}
+    salad = names.index("ChoppedLettuce-Plate-ChoppedTomato")
+    assert kernel_events(envs.state, KITCHEN_EVENTS, 0) == [("dish_delivered", (0, salad, 1)), ("goal_reached", ())]
     assert reward[0] == 1.0 and term[0] and trunc[0]  # success on the last step counts
     stats = infos["episode_stats"]
     assert stats["success"][0] and stats["dishes_delivered"][0] == 1 and stats["length"][0] == 43
 
 
+@pytest.mark.parametrize(("num_agents", "max_events"), [(2, 16), (3, 16), (3, 1)])
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
-def test_batched_kitchens_match_reference_with_autoresets(mode):
+def test_batched_kitchens_match_reference_with_autoresets(mode, num_agents, max_events):
+    """Rewards, flags, observations and events; one event slot drops and counts the rest."""
     level = "kitchen/partial-divider_tl"
     lvl = load_kitchen_level(level)
-    N, A = 6, 2
-    envs = KitchenVectorEnv(N, level=level, num_agents=A, max_episode_steps=30, autoreset_mode=mode)
+    N, A = 6, num_agents
+    envs = KitchenVectorEnv(N, level=level, num_agents=A, max_episode_steps=30, autoreset_mode=mode,
+                            events=True, max_events_per_step=max_events)
     envs.reset(seed=0)
     refs = [kitchen_reset(lvl, A) for _ in range(N)]
     pending = [False] * N
+    dropped = np.zeros(N, np.int64)
     rng = np.random.default_rng(5)
     for t in range(120):
         actions = rng.integers(0, 5, (N, A))
@@ -93,9 +103,14 @@ def test_batched_kitchens_match_reference_with_autoresets(mode):
             if pending[i]:  # NEXT_STEP: this call reset the kitchen and ignored the actions
                 refs[i], pending[i] = kitchen_reset(lvl, A), False
                 assert rewards[i] == 0 and not term[i] and not trunc[i]
+                assert kernel_events(envs.state, KITCHEN_EVENTS, i) == [], (t, i)
             else:
-                r, te, tr, _ = kitchen_step(lvl, refs[i], actions[i].tolist(), max_steps=30)
+                r, te, tr, r_events = kitchen_step(lvl, refs[i], actions[i].tolist(), max_steps=30)
                 assert (rewards[i], term[i], trunc[i]) == (r, te, tr), (t, i)
+                # SAME_STEP: the finishing step's events stay on the step that autoresets.
+                kept, lost = expected_with_capacity(r_events, max_events)
+                assert kernel_events(envs.state, KITCHEN_EVENTS, i) == kept, (t, i)
+                dropped[i] += lost
                 if te or tr:
                     if mode == "SameStep":
                         np.testing.assert_array_equal(infos["final_obs"][i], kitchen_obs(lvl, refs[i]))
@@ -103,6 +118,9 @@ def test_batched_kitchens_match_reference_with_autoresets(mode):
                     else:
                         pending[i] = True
             np.testing.assert_array_equal(obs[i], kitchen_obs(lvl, refs[i]), err_msg=f"step {t} row {i}")
+        np.testing.assert_array_equal(envs.state.event_dropped, dropped)
+    if max_events == 1:
+        assert dropped.sum() > 0  # the script overflows the one-slot buffer
 
 
 def test_agent_rows_view_gives_each_agent_its_own_channel_and_the_team_reward():

@@ -13,7 +13,10 @@ Resets and autoresets are checked too: after any reset, the kernel's state must 
 Hypothesis drives random maps (walls, floor, starts, goals and collectible,
 stochastic, terminal-collectible and initial-collectible symbols from a native
 ``[legend]``), random alphabets, every action type, every observation type, every
-autoreset mode, random state injection (``set_state``) and masked resets.
+autoreset mode, random state injection (``set_state``) and masked resets. With
+``events=True`` the kernel's events (``gridsim.events.NAV_EVENTS``) must equal the
+reference's on every step, with overflow of a small ``max_events_per_step`` dropped and
+counted; a reset clears the events of the envs it resets and keeps the others'.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ import copy as copylib
 
 import numpy as np
 import pytest
+from event_helpers import expected_with_capacity, kernel_events
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridsim.envs import NavVectorEnv
+from gridsim.events import NAV_EVENTS
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_TERMINAL, F_WALKABLE
 from gridsim.reference.nav import (
     ReferenceNavEnv,
@@ -155,6 +160,8 @@ def configs(draw, max_envs: int = 5):
         "mixer_seed": draw(st.integers(0, 3)),
         "copy": draw(st.booleans()),
         "obs_dtype": draw(st.sampled_from([None, None, "float32"])),
+        "events": draw(st.booleans()),
+        "max_events_per_step": draw(st.sampled_from([1, 2, 16])),
     }
     if obs_type == "image":
         cfg["channels_first"] = draw(st.booleans())
@@ -182,6 +189,11 @@ class Pair:
         self.max_steps = cfg["max_episode_steps"] or 0
         self.refs: list[dict] = [{} for _ in range(self.n)]
         self.last_obs = None
+        self.events_on = bool(cfg.get("events", False))
+        self.capacity = cfg.get("max_events_per_step", 16)
+        self.dropped = np.zeros(self.n, np.int64)
+        # Each row's events as the kernel should hold them now (None: unknown after set_state).
+        self.events: list[list | None] = [[] for _ in range(self.n)]
 
     def level(self, i: int):
         maps = self.envs.maps
@@ -228,6 +240,17 @@ class Pair:
                 )
             assert type(got["return"]) is float
 
+    def check_events(self, where: str):
+        st = self.envs.state
+        if not self.events_on:
+            assert not st.event_count.any() and not st.event_dropped.any(), f"{where}: events while off"
+            return
+        for i in range(self.n):
+            if self.events[i] is not None:
+                got = kernel_events(st, NAV_EVENTS, i)
+                assert got == self.events[i], f"{where}: env {i} events {got} != {self.events[i]}"
+        np.testing.assert_array_equal(st.event_dropped, self.dropped, err_msg=f"{where}: dropped")
+
     def check_obs(self, obs: np.ndarray, expected: np.ndarray, where: str):
         assert obs.dtype == expected.dtype, f"{where}: obs dtype {obs.dtype} != {expected.dtype}"
         assert obs.shape == expected.shape, f"{where}: obs shape {obs.shape} != {expected.shape}"
@@ -273,8 +296,10 @@ class Pair:
             if start is not None:
                 st_i = start if np.ndim(start) == 1 else start[i]
             self.ref_reset_row(int(i), s, st_i)
+            self.events[i] = []  # a reset clears the env's events; the other rows keep theirs
         self.check_obs(obs, self.ref_obs_batch(), where)
         self.check_states(where)
+        self.check_events(where)
 
     # ------------------------------------------------------------------ step
 
@@ -294,9 +319,14 @@ class Pair:
             if self.mode == "NextStep" and env["needs_reset"]:
                 env["episode"] += 1
                 nav_reset(level, env, randomize_goals=self.rg)
+                self.events[i] = []  # the reset step has no events
                 continue
+            found: list = []
             reward, term, trunc = nav_step(level, env, actions[i], actions=self.actions,
-                                           max_steps=self.max_steps)
+                                           max_steps=self.max_steps, events=found)
+            # The finishing step's events stay under SAME_STEP (the autoreset records none).
+            self.events[i], lost = expected_with_capacity(found, self.capacity)
+            self.dropped[i] += lost
             assert type(reward) is np.float32
             exp_rew[i], exp_term[i], exp_trunc[i] = reward, term, trunc
             if term or trunc:
@@ -322,6 +352,7 @@ class Pair:
         np.testing.assert_array_equal(trunc, exp_trunc, err_msg=f"{where}: truncations")
         self.check_infos(infos, ended, stat_return, stat_length, final_obs, where)
         self.check_states(where)
+        self.check_events(where)
 
     def check_infos(self, infos, ended, stat_return, stat_length, final_obs, where):
         if not ended.any():
@@ -354,6 +385,7 @@ class Pair:
         assert info == {}
         env = self.refs[i]
         env.update(copylib.deepcopy(state))
+        self.events[i] = None  # whether a state write clears events is not this module's concern
         self.check_obs(obs, self.ref_obs(i), where)
         self.check_states(where)
 

@@ -18,6 +18,9 @@ The conformance procedure of ``docs/roboman.md``, run against ``gridsim.referenc
 Hypothesis adds random (also inconsistent) injected states and action programs, and the
 kernel's resets are compared with ``roboman_reset`` for the same key and episode,
 multi-task mode and ``exclude_solved_starts`` included.
+
+With ``events=True`` the kernel's events (``gridsim.events.ROBOMAN_EVENTS``) must equal
+the reference's on every step, and a one-slot buffer drops and counts the rest.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import copy
 
 import numpy as np
 import pytest
+from event_helpers import expected_with_capacity, kernel_events
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridsim.envs import RobomanEnv, RobomanVectorEnv
+from gridsim.events import ROBOMAN_EVENTS
 from gridsim.reference.roboman import (
     ReferenceRobomanEnv,
     roboman_grid_obs,
@@ -117,6 +122,12 @@ def stack_height(state: dict) -> int:
 # --------------------------------------------------------------------------- single env
 
 
+def check_events(where, env, ref: ReferenceRobomanEnv):
+    """The single env's events of the last step equal the reference env's."""
+    got = kernel_events(env.unwrapped_vector.state, ROBOMAN_EVENTS, 0)
+    assert got == ref.events, f"{where}: events {got} != {ref.events}"
+
+
 def check_step(where, got, want, env_state, ref_state):
     obs, reward, term, trunc, info = got
     w_obs, w_reward, w_term, w_trunc, w_info = want
@@ -146,8 +157,9 @@ def run_single_episode(env: RobomanEnv, ref: ReferenceRobomanEnv, seed: int, rng
         a = mixed_action(ref.state, rng)
         want = ref.step(a)
         got = env.step(a)
-        check_step(f"seed {seed} {ref.task.name} step {t + 1} action {a}", got, want,
-                   env.unwrapped.get_state(), ref.get_state())
+        where = f"seed {seed} {ref.task.name} step {t + 1} action {a}"
+        check_step(where, got, want, env.unwrapped.get_state(), ref.get_state())
+        check_events(where, env, ref)  # past the end too: goal_reached on every terminated step
         seen.append(ref.get_state())
         if not past_end and (want[2] or want[3]):
             break
@@ -159,7 +171,7 @@ def _single_conformance(n_episodes: int, past_end: bool, seed0: int):
     heights = []
     for e in range(n_episodes):
         task = TASK_NAMES[e % len(TASK_NAMES)]
-        env, ref = RobomanEnv(task=task), ReferenceRobomanEnv(task)
+        env, ref = RobomanEnv(task=task, events=True), ReferenceRobomanEnv(task)
         try:
             seen = run_single_episode(env, ref, seed0 + e, rng, past_end)
         finally:
@@ -208,7 +220,8 @@ class Rows:
     """N reference rows mirroring one RobomanVectorEnv, autoresets included."""
 
     def __init__(self, n: int, tasks, mode: str = "NextStep", max_steps: int = 50, exclude: bool = False,
-                 task_in_obs: bool = False, obs_type: str = "vector", mixer_seed: int = 0, num_threads: int = 1):
+                 task_in_obs: bool = False, obs_type: str = "vector", mixer_seed: int = 0, num_threads: int = 1,
+                 events: bool = True, max_events: int = 16):
         self.n = n
         self.mode = mode
         self.tasks = list(tasks)
@@ -222,7 +235,11 @@ class Rows:
         self.envs = RobomanVectorEnv(
             n, **kwargs, task_in_obs=task_in_obs, obs_type=obs_type, max_episode_steps=max_steps,
             exclude_solved_starts=exclude, autoreset_mode=mode, mixer_seed=mixer_seed, num_threads=num_threads,
+            events=events, max_events_per_step=max_events,
         )
+        self.events_on, self.capacity = events, max_events
+        self.dropped = np.zeros(n, np.int64)
+        self.lifts_and_puts = 0
         self.key: list = [None] * n
         self.episode = [0] * n
         self.state: list[dict] = [{} for _ in range(n)]
@@ -306,13 +323,19 @@ class Rows:
         final_obs, final_mask = [None] * n, np.zeros((n, 7), np.int8)
         stats = {"return": np.zeros(n), "length": np.zeros(n, np.int64), "success": np.zeros(n, bool)}
         clean_end = np.zeros(n, bool)
+        expected: list[list] = [[] for _ in range(n)]
         for i in range(n):
             if self.finished[i]:  # NEXT_STEP: the action is ignored and the row resets
                 self.episode[i] += 1
                 self.autoresets += 1
                 self._start(i)
+                expected[i] = []  # a reset records no events
                 continue
-            _, r, te, tr, m = roboman_step(self.state[i], int(actions[i]), self.task[i], self.max_steps)
+            found: list = []
+            _, r, te, tr, m = roboman_step(self.state[i], int(actions[i]), self.task[i], self.max_steps, found)
+            self.lifts_and_puts += sum(name != "goal_reached" for name, _ in found)
+            expected[i], lost = expected_with_capacity(found, self.capacity)
+            self.dropped[i] += lost
             self.max_height = max(self.max_height, stack_height(self.state[i]))
             rew[i], term[i], trunc[i] = r, te, tr
             self.ret[i] += float(r)
@@ -338,6 +361,17 @@ class Rows:
         self._check_masks(where, infos)
         self._check_ended(where, infos, ended, clean_end, stats, final_obs, final_mask)
         self._check_rows(where)
+        self._check_events(where, expected)
+
+    def _check_events(self, where: str, expected: list):
+        st = self.envs.state
+        if not self.events_on:
+            assert not st.event_count.any() and not st.event_dropped.any(), f"{where}: events while off"
+            return
+        for i in range(self.n):  # SAME_STEP: the finishing step's events, then none from the reset
+            got = kernel_events(st, ROBOMAN_EVENTS, i)
+            assert got == expected[i], f"{where}: row {i}: events {got} != {expected[i]}"
+        np.testing.assert_array_equal(st.event_dropped, self.dropped, err_msg=f"{where}: dropped")
 
     def _check_ended(self, where, infos, ended, clean_end, stats, final_obs, final_mask):
         if not ended.any():
@@ -406,13 +440,18 @@ def test_batched_conformance_multi_task(mode):
 
 
 def test_batched_conformance_grid_obs_and_exclusion():
-    rows = run_batched(6, ["MoveRedToCorner"], "SameStep", 150, seed=5, exclude=True, obs_type="grid")
+    rows = run_batched(6, ["MoveRedToCorner"], "SameStep", 150, seed=5, exclude=True, obs_type="grid",
+                       events=False)
     assert rows.autoresets >= 6
 
 
-def test_batched_conformance_short_limit_and_mixer_seed():
-    rows = run_batched(16, MULTI, "NextStep", 120, seed=9, max_steps=7, mixer_seed=2)
+@pytest.mark.parametrize("max_events", [16, 1])
+def test_batched_conformance_short_limit_and_mixer_seed(max_events):
+    rows = run_batched(16, MULTI, "NextStep", 120, seed=9, max_steps=7, mixer_seed=2, max_events=max_events)
     assert rows.autoresets >= 16 * 10
+    assert rows.lifts_and_puts > 100
+    if max_events == 1:
+        assert rows.dropped.sum() > 0  # lifting onto a goal: object_lifted, then goal_reached
 
 
 @pytest.mark.slow
@@ -503,7 +542,7 @@ _SINGLE: dict[tuple[str, int], RobomanEnv] = {}
 
 def _single(task: str, max_steps: int) -> RobomanEnv:
     if (task, max_steps) not in _SINGLE:
-        env = RobomanEnv(task=task, max_episode_steps=max_steps)
+        env = RobomanEnv(task=task, max_episode_steps=max_steps, events=True)
         env.reset(seed=0)
         _SINGLE[(task, max_steps)] = env
     return _SINGLE[(task, max_steps)]
@@ -523,6 +562,7 @@ def _check_injected_program(state, actions, task, max_steps, numpy_actions):
         given = np.int32(a) if numpy_actions else a
         check_step(f"step {t + 1} action {a}", env.step(given), ref.step(a), env.unwrapped.get_state(),
                    ref.get_state())
+        check_events(f"step {t + 1} action {a}", env, ref)  # inconsistent states included
 
 
 HYP = settings(deadline=None, max_examples=500, suppress_health_check=[HealthCheck.too_slow])

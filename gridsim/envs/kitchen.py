@@ -11,21 +11,21 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim import _core
+from gridsim.api.families import COMMON_SETTINGS, KitchenApi
+from gridsim.api.settings import Setting, accepts_settings
 from gridsim.envs.single import SingleEnvView
 from gridsim.kitchen.level import load_kitchen_level
 from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.state import KitchenState
 from gridsim.vector import AUTORESET_CODES, GridVectorEnv
 
-__all__ = ["EVENT_NAMES", "KitchenEnv", "KitchenVectorEnv"]
+__all__ = ["KitchenEnv", "KitchenVectorEnv"]
 
-# Kernel event kinds (EV_* in _core.pxd) -> names.
-EVENT_NAMES = {1: "item_chopped", 2: "items_merged", 3: "dish_delivered", 4: "collision"}
 TILE_COLORS = np.array([(230, 225, 210), (150, 110, 70), (200, 200, 160), (60, 60, 60)], np.uint8)
 AGENT_COLORS = np.array([(40, 80, 230), (210, 40, 200), (230, 200, 30), (40, 170, 60)], np.uint8)
 
 
-class KitchenVectorEnv(GridVectorEnv):
+class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     """A batch of gym-cooking kitchens: 1 to 4 agents chop, plate and deliver dishes together.
 
     ## Description
@@ -68,8 +68,9 @@ class KitchenVectorEnv(GridVectorEnv):
     Terminated when every recipe is delivered (also on the last allowed step);
     truncated when the step count reaches ``max_episode_steps`` (100 for the registered
     ids). Where an episode ends, ``infos["episode_stats"]`` holds ``return``, ``length``,
-    ``success`` and ``dishes_delivered``. ``events(i)`` lists the last step's events of
-    row i's kitchen (``item_chopped``, ``items_merged``, ``dish_delivered``, ``collision``).
+    ``success`` and ``dishes_delivered``. With ``events=True`` the kernel records each
+    kitchen's events (``gridsim.events.KITCHEN_EVENTS``: ``item_picked``, ``item_put``,
+    ``item_chopped``, ``items_merged``, ``dish_delivered``, ``collision``, ``goal_reached``).
 
     ## Arguments
 
@@ -99,7 +100,16 @@ class KitchenVectorEnv(GridVectorEnv):
     """
 
     stat_extras = {"success": "stat_success", "dishes_delivered": "stat_dishes"}
+    SETTINGS = {
+        **COMMON_SETTINGS,
+        "num_agents": Setting(int, 2, doc="agents per kitchen, 1 to 4"),
+        "agent_rows": Setting(bool, False, doc="one row per agent"),
+        "obs_type": Setting(("grid", "features"), "grid", doc="Gymnasium observation"),
+        "channels_first": Setting(bool, False, doc="grid observations (C, H, W)"),
+        "tile_px": Setting(int, 32, doc="render size of a cell"),
+    }
 
+    @accepts_settings
     def __init__(
         self,
         num_envs: int = 1,
@@ -113,6 +123,8 @@ class KitchenVectorEnv(GridVectorEnv):
         rules=DEFAULT_RULES,
         tile_px: int = 32,
         level_directory: str | None = None,
+        events: bool = False,
+        max_events_per_step: int = 16,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
@@ -143,7 +155,8 @@ class KitchenVectorEnv(GridVectorEnv):
         mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.state = KitchenState(
             self.level, self.num_kitchens, num_agents, agent_rows=agent_rows, channels_first=channels_first,
-            autoreset_mode=mode, max_steps=max_episode_steps or 0,
+            autoreset_mode=mode, max_steps=max_episode_steps or 0, events=events,
+            max_events=max_events_per_step,
         )
         shape = self.state.obs.shape[1:]
         obs_space = gym.spaces.Box(0, 1, shape, np.uint8)
@@ -309,27 +322,9 @@ class KitchenVectorEnv(GridVectorEnv):
         self._own_obs()
         self.kernel.observe()
         self._was_reset = True
+        self._clear_events(k)  # a state write starts from no pending events
         row = k * self.num_agents if self.agent_rows else k
         return self._output(st.obs[row]), {}
-
-    def events(self, index: int = 0) -> list[tuple[str, dict[str, Any]]]:
-        """The events of row ``index``'s kitchen on the last step: ``(name, payload)`` pairs.
-
-        ``item_chopped`` / ``items_merged`` / ``dish_delivered``: ``{"agent": a, "item": full name}``;
-        ``collision``: ``{"agent": a, "target": (x, y)}`` for a blocked move. Agents count from 0.
-        """
-        k = self._kitchen(index)
-        st, names, W = self.state, self.level.tables.item_names, self.level.width
-        out = []
-        for j in range(int(st.event_count[k])):
-            kind, agent, value = int(st.event_kind[k, j]), int(st.event_agent[k, j]), int(st.event_value[k, j])
-            payload: dict[str, Any] = {"agent": agent}
-            if kind == 4:
-                payload["target"] = (value % W, value // W)
-            else:
-                payload["item"] = names[value]
-            out.append((EVENT_NAMES[kind], payload))
-        return out
 
     # ------------------------------------------------------------------ render
 

@@ -10,6 +10,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim import _core
+from gridsim.api.families import COMMON_SETTINGS, NavApi
+from gridsim.api.settings import Setting, accepts_settings
 from gridsim.envs.single import SingleEnvView
 from gridsim.levels import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
@@ -74,7 +76,7 @@ def nav_spaces(
     return obs, action
 
 
-class NavVectorEnv(GridVectorEnv):
+class NavVectorEnv(NavApi, GridVectorEnv):
     """A batch of PixelWorld navigation grids, stepped by one kernel call.
 
     ## Description
@@ -165,6 +167,21 @@ class NavVectorEnv(GridVectorEnv):
         >>> envs.close()
     """
 
+    SETTINGS = {
+        **COMMON_SETTINGS,
+        "alphabet": Setting(("navigation", "noisy"), None, optional=True, doc="built-in alphabet"),
+        "actions": Setting(tuple(ACTION_TYPES), "1d_discrete", doc="action type"),
+        "obs_type": Setting(tuple(OBS_TYPES), "coords", doc="Gymnasium observation"),
+        "view_size": Setting(int, 7, doc="side of the egocentric view"),
+        "channels_first": Setting(bool, False, doc="image observations (3, H, W)"),
+        "pixels_per_cell": Setting(int, 1, doc="image upscaling"),
+        "randomize_goals": Setting(bool, False, doc="keep one terminal cell per episode (fixes the memory layout)"),
+        "default_symbol": Setting(str, None, optional=True, doc="symbol of collected cells"),
+        "unknown_symbols": Setting(str, None, optional=True, doc="'error' or a symbol for unknown characters"),
+        "nan_action": Setting(("error", "zero"), "error", doc="NaN in continuous actions"),
+    }
+
+    @accepts_settings
     def __init__(
         self,
         num_envs: int = 1,
@@ -183,6 +200,8 @@ class NavVectorEnv(GridVectorEnv):
         max_episode_steps: int | None = None,
         nan_action: str = "error",
         level_directory: str | None = None,
+        events: bool = False,
+        max_events_per_step: int = 16,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
@@ -226,6 +245,7 @@ class NavVectorEnv(GridVectorEnv):
             pixels_per_cell=pixels_per_cell, channels_first=channels_first,
             actions=self.actions, autoreset_mode=mode, randomize_goals=randomize_goals,
             max_steps=self.max_episode_steps or 0, nan_to_zero=nan_action == "zero",
+            events=events, max_events=max_events_per_step,
         )
         self.kernel = _core.NavKernel(self.state)
         self.obs_rewritten_every_step = self.obs_type != "image"  # images are repainted cell by cell
@@ -348,6 +368,7 @@ class NavVectorEnv(GridVectorEnv):
         self._own_obs()
         self.kernel.observe()
         self._was_reset = True  # an injected state is a valid place to step from
+        self._clear_events(i)  # a state write starts from no pending events
         return self._output(st.obs[i]), {}
 
     def _parse_tiles(self, rows, i: int) -> np.ndarray:

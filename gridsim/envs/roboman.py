@@ -11,6 +11,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim import _core
+from gridsim.api.families import COMMON_SETTINGS, RobomanApi
+from gridsim.api.settings import Setting, accepts_settings
 from gridsim.envs.single import SingleEnvView
 from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASKS, parse_task
 from gridsim.state import RobomanState
@@ -23,7 +25,7 @@ BACKGROUND = (122, 122, 122)
 OBJECT_COLORS = ((255, 0, 0), (0, 255, 0), (0, 0, 255))
 
 
-class RobomanVectorEnv(GridVectorEnv):
+class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     """A batch of gridroboman worlds: lift, carry, put and stack three objects on a 7x7 grid.
 
     ## Description
@@ -112,7 +114,21 @@ class RobomanVectorEnv(GridVectorEnv):
 
     has_step_infos = True
     stat_extras = {"success": "stat_success"}
+    SETTINGS = {
+        **COMMON_SETTINGS,
+        "max_steps": Setting(int, MAX_TIME, writable=True, kwarg="max_episode_steps",
+                             doc="truncated when the timer reaches it; a write applies at each env's next reset"),
+        "task": Setting(str, "LiftX", doc="task name or kind"),
+        "x_obj": Setting(str, None, optional=True, doc="X of a task kind"),
+        "y_obj": Setting(str, None, optional=True, doc="Y of a task kind"),
+        "tasks": Setting(list, None, optional=True, doc="tasks drawn per env at every reset"),
+        "task_in_obs": Setting(bool, False, doc="append a task one-hot to the vector"),
+        "obs_type": Setting(tuple(OBS_TYPES), "vector", doc="Gymnasium observation"),
+        "exclude_solved_starts": Setting(bool, False, writable=True, doc="redraw starts where the goal holds"),
+        "cell_px": Setting(int, 32, doc="render size of a cell"),
+    }
 
+    @accepts_settings
     def __init__(
         self,
         num_envs: int = 1,
@@ -126,6 +142,8 @@ class RobomanVectorEnv(GridVectorEnv):
         max_episode_steps: int | None = MAX_TIME,
         exclude_solved_starts: bool = False,
         cell_px: int = 32,
+        events: bool = False,
+        max_events_per_step: int = 16,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
@@ -177,7 +195,7 @@ class RobomanVectorEnv(GridVectorEnv):
         self.state = RobomanState(
             self.num_envs, [TASK_IDS[t.name] for t in self.tasks], obs_kind=OBS_TYPES[obs_type],
             task_in_obs=task_in_obs, autoreset_mode=mode, max_steps=self.max_episode_steps,
-            exclude_solved=exclude_solved_starts,
+            exclude_solved=exclude_solved_starts, events=events, max_events=max_events_per_step,
         )
         self.kernel = _core.RobomanKernel(self.state)
         self._finish_init()
@@ -253,6 +271,7 @@ class RobomanVectorEnv(GridVectorEnv):
         self._own_obs()
         self.kernel.observe()
         self._was_reset = True  # an injected state is a valid place to step from
+        self._clear_events(i)  # a state write starts from no pending events
         return self._output(st.obs[i]), {"action_mask": st.action_mask[i].copy()}
 
     # ------------------------------------------------------------------ render

@@ -15,6 +15,11 @@ The state of one env is a plain dict (the same keys as ``NavVectorEnv.get_state`
 =============  =====================================================================
 
 plus, for the reference only, ``table``: the fixed rewards ``[plane][row][col]``.
+
+Events (``gridsim.events.NAV_EVENTS``) are ``(name, payload tuple)`` pairs, in this order
+within a step: ``wall_bump (row, col)`` when the move's target cell (clamped into the map)
+is another cell and not accessible; ``tile_collected (row, col)`` when the agent ends on a
+collectible cell; ``goal_reached (row, col)`` when it ends on a terminal cell.
 """
 
 from __future__ import annotations
@@ -97,10 +102,12 @@ def nav_step(
     *,
     actions: str = "1d_discrete",
     max_steps: int = 0,
+    events: list | None = None,
 ):
     """Apply one action to one env in place; returns ``(reward, terminated, truncated)``.
 
-    ``reward`` is a float32 value; the flags are Python bools.
+    ``reward`` is a float32 value; the flags are Python bools. The step's events (see the
+    module docstring) are appended to ``events`` when it is given.
     """
     H, W = level.height, level.width
     r, c = env["pos"]
@@ -117,8 +124,11 @@ def nav_step(
     nr = min(max(r + dr, 0), H - 1)
     nc = min(max(c + dc, 0), W - 1)
     tiles = [list(row) for row in env["tiles"]]
+    found: list[tuple[str, tuple[int, ...]]] = []
     if _props(level, tiles[nr][nc])[1] & F_WALKABLE:
         r, c = nr, nc
+    elif (nr, nc) != (r, c):
+        found.append(("wall_bump", (nr, nc)))
     _, flags, kind, a, b = _props(level, tiles[r][c])
     if flags & F_STOCHASTIC:
         s = Stream(env["rng"])
@@ -130,12 +140,17 @@ def nav_step(
         reward = np.float32(env["table"][0][r][c])
     if flags & F_COLLECTIBLE:
         tiles[r][c] = level.alphabet.default_symbol
+        found.append(("tile_collected", (r, c)))
     env["pos"] = (r, c)
     env["tiles"] = ["".join(row) for row in tiles]
     env["step"] += 1
     env["return"] += float(reward)
     terminated = bool(flags & F_TERMINAL)
     truncated = bool(max_steps > 0 and env["step"] >= max_steps)
+    if terminated:
+        found.append(("goal_reached", (r, c)))
+    if events is not None:
+        events.extend(found)
     return reward, terminated, truncated
 
 
@@ -168,7 +183,8 @@ class ReferenceNavEnv(gym.Env):
     """The reference stepper as a plain ``gymnasium.Env`` (NEXT_STEP-free, no autoreset).
 
     Used to time a pure-Python implementation in a ``SyncVectorEnv`` and to check
-    the kernel end to end. Same seeds give the same trajectories as the kernel.
+    the kernel end to end. Same seeds give the same trajectories as the kernel. The last
+    step's events are in ``self.events``.
     """
 
     metadata = {"render_modes": []}
@@ -184,6 +200,7 @@ class ReferenceNavEnv(gym.Env):
         self.randomize_goals = randomize_goals
         self.observation_space, self.action_space = nav_spaces(level, obs_type, actions)
         self.env: dict = {}
+        self.events: list = []
 
     def reset(self, *, seed=None, options=None):
         """Reset; an int seed derives the key as the kernel does (mixer seed 0)."""
@@ -196,12 +213,14 @@ class ReferenceNavEnv(gym.Env):
             self.env["episode"] += 1
         start = (options or {}).get("start")
         nav_reset(self.level, self.env, randomize_goals=self.randomize_goals, start=start)
+        self.events = []
         return nav_observation(self.level, self.env, self.obs_type), {}
 
     def step(self, action):
         """One step of the reference dynamics."""
+        self.events = []
         reward, term, trunc = nav_step(self.level, self.env, action, actions=self.actions,
-                                       max_steps=self.max_steps)
+                                       max_steps=self.max_steps, events=self.events)
         return nav_observation(self.level, self.env, self.obs_type), float(reward), term, trunc, {}
 
     def snapshot(self) -> dict:

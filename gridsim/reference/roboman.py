@@ -184,12 +184,18 @@ def check_action(action) -> int:
     return a
 
 
-def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME):
+def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME, events: list | None = None):
     """Apply one action to ``state`` in place, in the order of the rules.
 
     1. validate; 2. move, clamped to the grid; 3. lift (5) or put (6); 4. the held
     object takes the agent's cell; 5. goal; 6. reward; 7. ``timer += 1`` and
     ``truncated = timer == max_steps``.
+
+    When ``events`` is given, the step's events (``gridsim.events.ROBOMAN_EVENTS``) are
+    appended to it as ``(name, payload tuple)``: ``object_lifted (obj, from_below)`` for a
+    lift that happens (``from_below`` the object it was lifted off, -1 the floor),
+    ``object_put (obj, onto)`` for a put that happens (``onto`` -1 for the floor), then
+    ``goal_reached ()`` when the step terminates.
 
     Returns:
         ``(obs, reward, terminated, truncated, mask)``: obs float32 (11,), reward a
@@ -211,6 +217,8 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME):
                 objs[top]["obj_below"] = None
                 objs[below]["obj_above"] = None
             state["lifted_obj_idx"] = top
+            if events is not None:
+                events.append(("object_lifted", (top, -1 if below is None else below)))
     elif a == PUT:
         held = state["lifted_obj_idx"]
         if held is not None:
@@ -219,10 +227,14 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME):
                 objs[under]["obj_above"] = held
                 objs[held]["obj_below"] = under
             state["lifted_obj_idx"] = None
+            if events is not None:
+                events.append(("object_put", (held, -1 if under is None else under)))
     held = state["lifted_obj_idx"]
     if held is not None:
         objs[held]["x"], objs[held]["y"] = ax, ay
     terminated = bool(roboman_goal(task, state))
+    if terminated and events is not None:
+        events.append(("goal_reached", ()))
     reward = np.float32(1.0 if terminated else 0.0)
     state["timer"] += 1
     truncated = state["timer"] == max_steps
@@ -298,7 +310,8 @@ class ReferenceRobomanEnv(gym.Env):
     only on the step where ``timer == max_episode_steps``, and ``info`` holds the
     ``action_mask``. ``reset(seed=s)`` derives the key as the kernel does (mixer seed 0)
     and starts episode 0; a reset without a seed starts the next episode. The same
-    seeds and actions give the same trajectories as the kernel.
+    seeds and actions give the same trajectories as the kernel. The last step's events
+    are in ``self.events``.
     """
 
     metadata = {"render_modes": []}
@@ -328,6 +341,7 @@ class ReferenceRobomanEnv(gym.Env):
         self.episode = 0
         self.task: Task = self.tasks[0]
         self.state: dict = {}
+        self.events: list = []
 
     def _obs(self) -> np.ndarray:
         if self.obs_type == "grid":
@@ -349,11 +363,13 @@ class ReferenceRobomanEnv(gym.Env):
         else:
             self.episode += 1
         self.state, self.task = roboman_reset(self.key, self.episode, self.tasks, self.exclude_solved)
+        self.events = []
         return self._obs(), {"action_mask": roboman_mask(self.state)}
 
     def step(self, action):
         """One step of the reference dynamics."""
-        _, reward, term, trunc, mask = roboman_step(self.state, action, self.task, self.max_steps)
+        self.events = []
+        _, reward, term, trunc, mask = roboman_step(self.state, action, self.task, self.max_steps, self.events)
         return self._obs(), float(reward), term, trunc, {"action_mask": mask}
 
     def get_task(self, index: int = 0) -> str:

@@ -1,0 +1,304 @@
+"""``gridsim.Level`` and ``gridsim.make``: a level is a family, what it plays and its settings.
+
+A level module (found by :func:`gridsim.api.lookup.resolve_level`) defines ``LEVEL``, a
+:class:`Level`, or ``make(argument) -> Level``. A text map becomes a :class:`Level` of the
+family its path names. :meth:`Level.make_env` builds the family's batched env, whose
+kernel does all per-step work; the level's Python runs only at construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gridsim.api.lookup import LevelSource, import_level_module, resolve_level
+from gridsim.api.settings import RESERVED_ALIASES, Setting, SettingsError, flatten_args, format_value
+
+__all__ = ["FAMILIES", "Level", "load_level", "make"]
+
+FAMILIES = ("nav", "roboman", "kitchen")
+
+
+def _family_class(family: str):
+    from gridsim.envs import KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
+
+    classes = {"nav": NavVectorEnv, "roboman": RobomanVectorEnv, "kitchen": KitchenVectorEnv}
+    if family not in classes:
+        raise ValueError(f"unknown family {family!r}; gridsim has {list(classes)}")
+    return classes[family]
+
+
+class Level:
+    r"""A level of one family: what it plays, its default settings and its own settings.
+
+    Args:
+        family: ``"nav"``, ``"roboman"`` or ``"kitchen"``; it decides the kernel.
+        map: the map text (``nav``: native or PixelWorld format; ``kitchen``: gym-cooking's),
+            or a :class:`~pathlib.Path` to a map file.
+        defaults: default values of the family's settings (``{"max_steps": 100}``); settings
+            and keyword arguments given at construction override them.
+        settings: the level's own settings, name -> :class:`gridsim.Setting`; their values
+            reach :meth:`build` (and are readable as ``settings.<name>``).
+        name: a name for people (``level.name`` shows the name it was found under).
+        description: one line for people.
+        **family_kwargs: other constructor arguments of the family that are not strings,
+            for example a navigation ``alphabet`` dict or kitchen ``rules``.
+
+    Subclasses override :meth:`build` to turn the level's own settings into family
+    arguments (a generated map, say), :meth:`properties` to add properties, and may define
+    ``text_action_spec()`` and ``on_text_actions(env, index, text)``.
+
+    Example:
+        >>> import gridsim
+        >>> level = gridsim.Level("nav", map="#####\n#S 0#\n#####", defaults={"max_steps": 20})
+        >>> envs = level.make_env(num_envs=4)
+        >>> envs.read_property("settings.max_steps")
+        '20'
+    """
+
+    def __init__(self, family: str, *, map: str | Path | None = None, defaults: Mapping[str, Any] | None = None,
+                 settings: Mapping[str, Setting] | None = None, name: str | None = None, description: str = "",
+                 **family_kwargs: Any):
+        cls = _family_class(family)
+        self.family = family
+        self.map = map
+        self.defaults = dict(defaults or {})
+        self.settings = dict(settings or {})
+        self.name = name
+        self.description = description
+        self.family_kwargs = family_kwargs
+        self._init_settings: dict[str, str] = {}
+        clash = set(self.settings) & set(cls.SETTINGS)
+        if clash:
+            raise ValueError(f"level settings {sorted(clash)} shadow the {family} family's settings")
+        for key in self.defaults:
+            if key not in cls.SETTINGS:
+                raise SettingsError(key, f"not a setting of the {family} family; it has {sorted(cls.SETTINGS)}")
+
+    @property
+    def env_class(self) -> type:
+        """The family's vector env class."""
+        return _family_class(self.family)
+
+    def declared_settings(self) -> dict[str, Setting]:
+        """Every setting: the family's, then the level's own."""
+        return {**self.env_class.SETTINGS, **self.settings}
+
+    # ---------------------------------------------------------------- protocol
+
+    def init(self, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Validate ``settings`` (str -> str, nested values flattened) and keep them for the specs.
+
+        Returns the typed value of every setting the call named. Raises
+        :class:`gridsim.SettingsError` for an unknown key or a value that does not parse.
+        """
+        flat = flatten_args(settings or {})
+        declared = self.declared_settings()
+        values = {}
+        for key, text in flat.items():
+            head = key.rpartition(".")[0]
+            if key in RESERVED_ALIASES:
+                continue
+            if head in declared and declared[head].type is list:
+                continue
+            if key not in declared:
+                raise SettingsError(key, f"unknown setting; this level knows {sorted(declared)}")
+            values[key] = declared[key].parse(key, text)
+        self._init_settings = flat
+        self.__dict__.pop("_probe_env", None)
+        return values
+
+    def build(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Family constructor arguments from the level's own setting values (hook).
+
+        The default passes the map (as ``level=``) and ``family_kwargs``.
+        """
+        kwargs = dict(self.family_kwargs)
+        if self.map is not None:
+            if isinstance(self.map, Path):
+                kwargs["level"] = self.map
+            elif self.family == "nav" or self.family == "kitchen":
+                kwargs["level"] = "=" + self.map
+        return kwargs
+
+    def compile(self, settings: Mapping[str, Any] | None = None):
+        """The family's compiled level (arrays and tables the kernel reads).
+
+        A ``gridsim.nav.NavLevel``, a ``gridsim.kitchen.KitchenLevel`` or the gridroboman task tuple.
+        """
+        env = self.make_env(1, settings=settings)
+        try:
+            return env.level if self.family != "roboman" else env.tasks
+        finally:
+            env.close()
+
+    def properties(self, env) -> dict:
+        """Extra properties of this level: key -> :class:`gridsim.api.properties.Property` (hook)."""
+        return {}
+
+    # ----------------------------------------------------------------- the env
+
+    def make_env(self, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
+                 source: LevelSource | None = None, **kwargs: Any):
+        """The family's vector env playing this level.
+
+        ``settings`` (str -> str) and ``kwargs`` (the family's keyword arguments) override
+        the level's defaults; a setting and a keyword argument naming the same thing must agree.
+        """
+        declared = self.env_class.SETTINGS
+        flat = flatten_args(settings or {}) if settings is not None else dict(self._init_settings)
+        own = {k: v for k, v in flat.items() if k in self.settings}
+        family_settings = {k: v for k, v in flat.items() if k not in self.settings}
+        values = {k: decl.default for k, decl in self.settings.items()}
+        for key, text in own.items():
+            values[key] = self.settings[key].parse(key, text)
+        built = self.build(values)
+        given = set(kwargs)
+        for key in family_settings:
+            head = key.rpartition(".")[0] if key.rpartition(".")[0] in declared else key
+            decl = declared.get(head)
+            given.add(RESERVED_ALIASES.get(key) or (decl.kwarg or head if decl else key))
+        merged = dict(built)
+        for key, value in self.defaults.items():
+            decl = declared[key]
+            name = decl.kwarg or key
+            if name not in given:
+                merged[name] = decl.parse(key, value) if isinstance(value, str) and decl.type is not str else value
+        merged.update(kwargs)
+        env = self.env_class(num_envs, settings=family_settings, **merged)
+        env.level_source = source
+        env.level_def = self
+        env.level_values = values
+        return env
+
+    def _probe(self):
+        probe = self.__dict__.get("_probe_env")
+        if probe is None:
+            probe = self.make_env(1)
+            self.__dict__["_probe_env"] = probe
+        return probe
+
+    def observation_spec(self) -> list:
+        """The specs of an env of this level with the settings given to :meth:`init`."""
+        return self._probe().observation_spec()
+
+    def discrete_action_spec(self) -> list:
+        """See :meth:`observation_spec`."""
+        return self._probe().discrete_action_spec()
+
+    def continuous_action_spec(self) -> list:
+        """See :meth:`observation_spec`."""
+        return self._probe().continuous_action_spec()
+
+    def event_spec(self) -> list:
+        """See :meth:`observation_spec`."""
+        return self._probe().event_spec()
+
+    def __repr__(self) -> str:
+        return f"Level({self.family!r}, name={self.name!r})"
+
+
+def _text_level(src: LevelSource, family: str | None) -> Level:
+    """A :class:`Level` of a text map: the family from its path, its ``[meta]`` or ``family=``."""
+    first = src.name.replace("\\", "/").split("/", 1)[0] if src.kind == "text" else None
+    meta: dict[str, str] = {}
+    text = src.text if src.kind == "inline" else None
+    if src.kind == "text" and first not in FAMILIES:
+        with open(src.path, encoding="utf-8") as f:
+            head = f.read(4096)
+        if head.lstrip().startswith("%gridsim"):
+            from gridsim.levels import read_level
+
+            meta = dict(read_level(src.path).meta)
+    elif src.kind == "inline" and text is not None and text.lstrip().startswith("%gridsim"):
+        from gridsim.levels import parse_level_text
+
+        meta = dict(parse_level_text(text).meta)
+    fam = family or (first if first in FAMILIES else None) or meta.get("family")
+    if fam is None:
+        raise ValueError(f"level {src.name!r}: cannot tell its family; pass family= ({', '.join(FAMILIES)})")
+    if src.argument:
+        raise ValueError(f"level {src.name!r} is a text map; it takes no ':{src.argument}' argument")
+    defaults: dict[str, Any] = {}
+    if fam == "nav":
+        from gridsim.levels import read_level
+
+        parsed = read_level(src.path) if src.kind == "text" else None
+        meta = dict(parsed.meta) if parsed is not None else meta
+        for key in ("obs_type", "actions", "alphabet", "view_size"):
+            if key in meta:
+                defaults[key] = meta[key]
+        if "max_episode_steps" in meta:
+            defaults["max_steps"] = meta["max_episode_steps"]
+    level_map: str | Path | None = src.path if src.kind == "text" else text
+    return Level(fam, map=level_map, defaults=defaults, name=src.name)
+
+
+def load_level(level: str | Path | Level, level_directory: str | Path | None = None,
+               family: str | None = None) -> tuple[Level, LevelSource | None]:
+    """Resolve a level name to a :class:`Level` (and where it was found)."""
+    if isinstance(level, Level):
+        return level, None
+    src = resolve_level(level, level_directory)
+    if src.kind == "module":
+        module = import_level_module(src.path)
+        if hasattr(module, "make"):
+            lvl = module.make(src.argument)
+        elif hasattr(module, "LEVEL"):
+            if src.argument:
+                raise ValueError(f"level {src.name!r} defines LEVEL, not make(argument); "
+                                 f"it takes no ':{src.argument}' argument")
+            lvl = module.LEVEL
+        else:
+            raise ValueError(f"level module {src.path} defines neither LEVEL nor make(argument)")
+        if not isinstance(lvl, Level):
+            raise TypeError(f"level module {src.path} gave {type(lvl).__name__}, not a gridsim.Level")
+        if family is not None and family != lvl.family:
+            raise ValueError(f"level {src.name!r} is of family {lvl.family!r}, not {family!r}")
+        return lvl, src
+    if src.kind == "inline" and family is None:
+        raise ValueError("an inline level ('=' + map text) needs family= (nav or kitchen)")
+    return _text_level(src, family), src
+
+
+def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
+         level_directory: str | Path | None = None, family: str | None = None, **kwargs: Any):
+    """A batched env of any level.
+
+    ``level`` is a name (``"examples/maze:21"``, ``"roboman:StackRedOnGreen"``,
+    ``"kitchen/open-divider_salad"``), a path, an inline map (``"=" + text`` with
+    ``family=``) or a :class:`Level`.
+
+    ``settings`` is Lab2D's string table (nested values are flattened); ``kwargs`` are the
+    family's keyword arguments. The reserved Lab2D settings ``levelName``, ``levelDirectory``
+    and ``mixerSeed`` are accepted as aliases of ``level``, ``level_directory`` and ``mixer_seed``.
+
+    Example:
+        >>> import gridsim
+        >>> envs = gridsim.make("examples/maze:11", num_envs=8)
+        >>> envs.read_property("level.argument")
+        '11'
+    """
+    flat = flatten_args(settings or {})
+    for alias, name in RESERVED_ALIASES.items():
+        if alias not in flat:
+            continue
+        value: Any = flat.pop(alias)
+        current = {"level": level, "level_directory": level_directory}.get(name, kwargs.get(name))
+        if name == "mixer_seed":
+            if not value.isdigit():
+                raise SettingsError(alias, f"{value!r} is not a non-negative integer")
+            value = int(value)
+        if current is not None and format_value(current) != format_value(value):
+            raise SettingsError(alias, f"the setting says {value!r} but {name}={current!r} was also given")
+        if name == "level":
+            level = value
+        elif name == "level_directory":
+            level_directory = value
+        else:
+            kwargs[name] = value
+    if level is None:
+        raise TypeError("make() needs a level (or the setting 'levelName')")
+    lvl, src = load_level(level, level_directory, family)
+    return lvl.make_env(num_envs, settings=flat, source=src, **kwargs)

@@ -1,0 +1,220 @@
+"""Level settings: string key -> string value tables, parsed against typed declarations.
+
+Lab2D passes every level a flat ``str -> str`` table; gridsim keeps that form at the
+boundary (``settings=`` at construction, ``settings.<key>`` properties) and parses each
+value with the type the family or the level declares. A family constructor's keyword
+arguments are the same settings under their Python names, so ``max_episode_steps=50``
+and ``settings={"max_steps": "50"}`` say the same thing.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "RESERVED_ALIASES",
+    "Setting",
+    "SettingsError",
+    "accepts_settings",
+    "flatten_args",
+    "format_value",
+    "merge_settings",
+]
+
+# Lab2D's reserved setting names -> gridsim's keyword arguments.
+RESERVED_ALIASES = {"levelName": "level", "levelDirectory": "level_directory", "mixerSeed": "mixer_seed"}
+
+
+class SettingsError(ValueError):
+    """A setting is unknown, cannot be parsed, or contradicts a keyword argument.
+
+    Attributes:
+        key: the setting's name.
+    """
+
+    def __init__(self, key: str, message: str):
+        self.key = key
+        super().__init__(f"invalid setting {key!r}: {message}")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The declaration of one setting.
+
+    Attributes:
+        type: ``int``, ``float``, ``bool``, ``str``, or a tuple of allowed strings (an enum).
+        default: the value when nobody sets it (a Python value of ``type``, or None).
+        writable: a written value applies to each env at its next reset; otherwise the
+            setting is fixed at construction (for example because it decides array shapes).
+        doc: one line for people.
+        kwarg: the constructor keyword argument it sets, when named differently.
+        optional: ``"none"`` parses to None.
+    """
+
+    type: Any
+    default: Any = None
+    writable: bool = False
+    doc: str = ""
+    kwarg: str | None = None
+    optional: bool = False
+
+    def parse(self, key: str, text: str) -> Any:
+        """The typed value of ``text``; raises :class:`SettingsError`."""
+        if not isinstance(text, str):
+            raise SettingsError(key, f"values are strings, got {type(text).__name__}")
+        t = text.strip()
+        if self.optional and t.lower() == "none":
+            return None
+        try:
+            if self.type is bool:
+                low = t.lower()
+                if low in ("true", "1", "yes"):
+                    return True
+                if low in ("false", "0", "no"):
+                    return False
+                raise ValueError
+            if self.type is int:
+                return int(t, 10)
+            if self.type is float:
+                value = float(t)
+                if math.isnan(value):
+                    raise ValueError
+                return value
+            if isinstance(self.type, tuple):
+                if t not in self.type:
+                    raise SettingsError(key, f"{text!r} is not one of {list(self.type)}")
+                return t
+            return text
+        except SettingsError:
+            raise
+        except ValueError:
+            kind = "true or false" if self.type is bool else f"a {self.type.__name__}"
+            raise SettingsError(key, f"{text!r} is not {kind}" + (" or none" if self.optional else "")) from None
+
+    def check(self, key: str, value: Any) -> Any:
+        """A Python value given as a keyword argument, checked against the declaration."""
+        return self.parse(key, format_value(value)) if isinstance(value, (bool, int, float, str)) else value
+
+
+def format_value(value: Any) -> str:
+    """A Python value as a setting string (``flatten_args``' conventions)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if hasattr(value, "value") and isinstance(value.value, str):  # an Enum such as AutoresetMode
+        return value.value
+    return str(value)
+
+
+def flatten_args(args: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """Flatten nested settings into ``str -> str`` (Lab2D's ``settings_helper.flatten_args``).
+
+    Nested dict keys are joined with ``.``; list items are numbered from 1 (``a.b.1``);
+    ``True``/``False`` become ``"true"``/``"false"``, None ``"none"``, numbers ``str()``.
+
+    Example:
+        >>> flatten_args({"a": {"b": [1, 2]}, "c": True, "d": None})
+        {'a.b.1': '1', 'a.b.2': '2', 'c': 'true', 'd': 'none'}
+    """
+    out: dict[str, str] = {}
+    for key, value in args.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten_args(value, full + "."))
+        elif isinstance(value, (list, tuple)):
+            out.update(flatten_args({str(i + 1): v for i, v in enumerate(value)}, full + "."))
+        else:
+            out[full] = format_value(value)
+    return out
+
+
+def _collect_lists(flat: dict[str, str], declared: Mapping[str, Setting]) -> dict[str, Any]:
+    """Join ``key.1``, ``key.2``, ... of list-typed settings (``type=list``) back into lists."""
+    out: dict[str, Any] = {}
+    lists: dict[str, dict[int, str]] = {}
+    for key, value in flat.items():
+        head, _, tail = key.rpartition(".")
+        if head and tail.isdigit() and head in declared and declared[head].type is list:
+            lists.setdefault(head, {})[int(tail)] = value
+        else:
+            out[key] = value
+    for key, items in lists.items():
+        if sorted(items) != list(range(1, len(items) + 1)):
+            raise SettingsError(key, "list items must be numbered 1, 2, ... without gaps")
+        out[key] = [items[i] for i in range(1, len(items) + 1)]
+    return out
+
+
+def merge_settings(declared: Mapping[str, Setting], settings: Mapping[str, Any] | None,
+                   kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Fold ``settings`` into constructor ``kwargs``; raises :class:`SettingsError`.
+
+    Each setting is parsed with its declaration and stored under its keyword argument.
+    A keyword argument given explicitly with a different value is a conflict. Lab2D's
+    reserved names (``levelName``, ``levelDirectory``, ``mixerSeed``) are aliases of the
+    keyword arguments ``level``, ``level_directory`` and ``mixer_seed``.
+    """
+    if not settings:
+        return kwargs
+    if not isinstance(settings, Mapping):
+        raise TypeError(f"settings must be a mapping of str to str, got {type(settings).__name__}")
+    out = dict(kwargs)
+    for key, value in _collect_lists(flatten_args(settings), declared).items():
+        if key in RESERVED_ALIASES:
+            name = RESERVED_ALIASES[key]
+            parsed: Any = int(value) if name == "mixer_seed" and value.isdigit() else value
+            if name == "mixer_seed" and not isinstance(parsed, int):
+                raise SettingsError(key, f"{value!r} is not a non-negative integer")
+        elif key in declared:
+            decl = declared[key]
+            name = decl.kwarg or key
+            if decl.type is list:  # numbered items, or one comma-separated string
+                parsed = list(value) if isinstance(value, list) else [v.strip() for v in value.split(",")]
+            else:
+                parsed = decl.parse(key, value)
+        else:
+            known = sorted(declared) + sorted(RESERVED_ALIASES)
+            raise SettingsError(key, f"unknown setting; this level knows {known}")
+        if name in out and _differs(out[name], parsed):
+            raise SettingsError(key, f"the setting says {value!r} but {name}={out[name]!r} was also given")
+        out[name] = parsed
+    return out
+
+
+def _differs(a: Any, b: Any) -> bool:
+    if hasattr(a, "value") and isinstance(a.value, str):
+        a = a.value
+    try:
+        return bool(a != b)
+    except Exception:  # noqa: BLE001 - arrays and odd objects: compare their text
+        return format_value(a) != format_value(b)
+
+
+def accepts_settings(init: Callable) -> Callable:
+    """Decorate a family constructor so that it takes ``settings=`` (merged into its kwargs).
+
+    The constructor's class declares ``SETTINGS``. The effective arguments (explicit ones
+    over the signature's defaults) are recorded in ``self.init_args`` so that every
+    setting can be read back as a property.
+    """
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def wrapper(self, *args, settings: Mapping[str, Any] | None = None, **kwargs):
+        kwargs = merge_settings(type(self).SETTINGS, settings, kwargs)
+        bound = sig.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        self.init_args = {k: v for k, v in bound.arguments.items() if k != "self"}
+        init(self, *args, **kwargs)
+
+    params = list(sig.parameters.values())
+    params.insert(-1 if params[-1].kind is inspect.Parameter.VAR_KEYWORD else len(params),
+                  inspect.Parameter("settings", inspect.Parameter.KEYWORD_ONLY, default=None))
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    return wrapper

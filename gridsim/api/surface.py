@@ -1,0 +1,452 @@
+"""The Lab2D-shaped surface every gridsim vector env has: specs, start/advance, properties, events.
+
+Everything is batched over the N envs (rows); per-env items take an ``index``. Families
+declare their observations (:meth:`LevelApi._observation_entries`), action components,
+event specs (``EVENT_SPECS``), settings (``SETTINGS``) and extra properties
+(:meth:`LevelApi._family_properties`); this mixin turns them into the API.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from gridsim import _core
+from gridsim.api.properties import Property, PropertyTable
+from gridsim.api.settings import Setting, format_value
+from gridsim.api.specs import (
+    ActionSpec,
+    EnvironmentStatus,
+    ObsSpec,
+    PropertyAttribute,
+    PropertyResult,
+    property_error,
+)
+from gridsim.errors import InvalidActionError
+from gridsim.rng import derive_keys, entropy_seed
+
+__all__ = ["LevelApi", "ObservationEntry"]
+
+# name -> (spec, function of the env returning an (N, *shape) array or a tuple of N values)
+ObservationEntry = tuple[ObsSpec, Callable[[], Any]]
+
+
+class LevelApi:
+    """Mixin of :class:`gridsim.GridVectorEnv`: the level API of ``docs/levels.md``."""
+
+    SETTINGS: dict[str, Setting] = {}
+    EVENT_SPECS: tuple = ()
+    level_source = None  # the LevelSource the env was made from (gridsim.make)
+    level_def = None  # the gridsim.Level it was made from
+    level_values: dict[str, Any] = {}  # values of the level's own settings
+    info_events = False
+
+    # ------------------------------------------------------------------ units
+
+    @property
+    def row_units(self) -> np.ndarray:
+        """(N,) the simulated world of each row (rows and worlds coincide except in agent-rows views)."""
+        return np.arange(self.num_envs)
+
+    def _rows_of(self, index) -> np.ndarray:
+        """A bool (N,) row mask from None (all), an int, a sequence of ints or a bool mask."""
+        N = self.num_envs
+        if index is None:
+            return np.ones(N, np.bool_)
+        if isinstance(index, (numbers.Integral, np.integer)) and not isinstance(index, bool):
+            mask = np.zeros(N, np.bool_)
+            mask[self._index(int(index))] = True
+            return mask
+        arr = np.asarray(index)
+        if arr.dtype == np.bool_:
+            if arr.shape != (N,):
+                raise ValueError(f"a bool index must have shape ({N},), got {arr.shape}")
+            if not arr.any():
+                raise ValueError("the index selects no env")
+            return arr.copy()
+        if arr.ndim != 1 or arr.dtype.kind not in "iu" or not len(arr):
+            raise ValueError(f"index must be None, an int, a non-empty list of ints or a bool mask, got {index!r}")
+        mask = np.zeros(N, np.bool_)
+        for i in arr:
+            mask[self._index(int(i))] = True
+        return mask
+
+    # ------------------------------------------------------------------ specs
+
+    def _observation_entries(self) -> dict[str, ObservationEntry]:
+        """Family hook: every named observation."""
+        return {}
+
+    def observation_spec(self) -> list[ObsSpec]:
+        """The named observations of one env: ``ObsSpec(name, dtype, shape)``, -1 for a varying dimension."""
+        return [spec for spec, _ in self._observation_entries().values()]
+
+    def observation(self, name: str):
+        """Observation ``name`` of every env: an (N, *shape) array, or a tuple of N values for str or varying shapes.
+
+        Raises:
+            RuntimeError: before the first reset.
+            KeyError: an unknown name.
+        """
+        if not self._was_reset:
+            raise RuntimeError("the environment is not started: call reset() or start() first")
+        entries = self._observation_entries()
+        if name not in entries:
+            raise KeyError(f"no observation {name!r}; this env has {list(entries)}")
+        self._own_obs()
+        return entries[name][1]()
+
+    def discrete_action_spec(self) -> list[ActionSpec]:
+        """The discrete action components of one env (inclusive int bounds)."""
+        return []
+
+    def continuous_action_spec(self) -> list[ActionSpec]:
+        """The continuous action components of one env (inclusive float bounds)."""
+        return []
+
+    def text_action_spec(self) -> list[str]:
+        """Names of text actions (a scripting facility; built-in families have none)."""
+        hook = getattr(self.level_def, "text_action_spec", None)
+        return list(hook()) if hook is not None else []
+
+    def event_spec(self) -> list:
+        """The events this family's kernel writes: ``EventSpec(name, fields)``; payloads are int32."""
+        return list(self.EVENT_SPECS)
+
+    # ----------------------------------------------------------------- events
+
+    def events(self, index: int = 0) -> list[tuple[str, list[np.ndarray]]]:
+        """Env ``index``'s events of the last step or reset: ``[(name, [int32 payload])]`` in emission order.
+
+        Reading never clears them; the next step, advance, start or reset does. Empty unless
+        the env was made with ``events=True``.
+        """
+        from gridsim.events import decode_events
+
+        unit = int(self.row_units[self._index(index)])
+        return decode_events(self.state, self.EVENT_SPECS, unit)
+
+    def events_batch(self) -> dict[str, np.ndarray]:
+        """Every env's events as arrays, ordered by env, then emission.
+
+        ``env`` int32 (E,), ``type`` int16 (E,) (1-based index into :meth:`event_spec`),
+        ``payload`` int32 (E, K) padded with -1.
+        """
+        from gridsim.events import batch_events
+
+        per_unit = batch_events(self.state, self.EVENT_SPECS)
+        units = self.row_units
+        if np.array_equal(units, np.arange(len(units))):
+            return per_unit
+        # Agent-rows views: each row reports its world's events.
+        parts = [np.flatnonzero(per_unit["env"] == u) for u in units]
+        take = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        rows = np.repeat(np.arange(len(units), dtype=np.int32), [len(p) for p in parts])
+        return {"env": rows, "type": per_unit["type"][take], "payload": per_unit["payload"][take]}
+
+    def _clear_events(self, unit: int):
+        if hasattr(self.state, "event_count"):
+            self.state.event_count[unit] = 0
+
+    # ------------------------------------------------------- start / advance
+
+    def start(self, episode: int = 0, seed: int | Sequence[int] | None = None, index=None):
+        """Start episode ``episode`` of the selected envs (all by default), keyed by ``seed``.
+
+        Env i gets the key of ``seed + i`` (as ``reset(seed=seed)`` gives it), or ``seed[k]``
+        for the k-th selected env when ``seed`` is a sequence; ``None`` draws a seed from OS
+        entropy. ``start(e, s, index=i)`` reproduces env i's episode e after ``reset(seed=s)``
+        without playing the episodes before it.
+        """
+        self._check_open()
+        if isinstance(episode, bool) or not isinstance(episode, numbers.Integral) or episode < 0:
+            raise ValueError(f"episode must be a non-negative integer, got {episode!r}")
+        mask = self._rows_of(index)
+        rows = np.flatnonzero(mask)
+        if seed is None:
+            chosen = [entropy_seed() + int(i) for i in rows]
+        elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            if seed < 0:
+                raise ValueError(f"seed must be non-negative, got {seed}")
+            chosen = [int(seed) + int(i) for i in rows]
+        else:
+            chosen = list(seed)
+            if len(chosen) != len(rows):
+                raise ValueError(f"seed holds {len(chosen)} seeds for {len(rows)} selected envs")
+            if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in chosen):
+                raise ValueError("seeds must be non-negative integers")
+        seeds: list[int | None] = [None] * self.num_envs
+        for i, s in zip(rows, chosen, strict=True):
+            seeds[i] = int(s)
+        unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
+        st = self.state
+        units = np.flatnonzero(unit_mask)
+        new_seeds = [unit_seeds[u] for u in units]
+        st.key[units] = derive_keys(new_seeds, self.mixer_seed)
+        st.episode[units] = int(episode)
+        st.reseed[units] = True
+        st.seeded[units] = True
+        for u, s in zip(units, new_seeds, strict=True):
+            st.seeds[u] = s
+        self._own_obs()
+        self.kernel.reset(np.ascontiguousarray(unit_mask).view(np.uint8))
+        self._was_reset = True
+
+    def advance(self, discrete=None, continuous=None, text=None) -> tuple[np.ndarray, np.ndarray]:
+        """One kernel step of every env without autoreset; returns ``(cont, reward)``.
+
+        ``cont`` is bool (N,), False where the episode ended (terminated or truncated);
+        ``reward`` float32 (N,). Actions: ``discrete`` int (N, len(discrete_action_spec()))
+        (or (N,) for one component), ``continuous`` float (N, len(continuous_action_spec())).
+        ``text`` (N,) strings go to the level's ``on_text_actions`` first.
+
+        Raises:
+            RuntimeError: before the first start/reset, or for an env whose episode ended
+                (``start`` it, or ``reset`` it, first).
+        """
+        self._check_open()
+        if not self._was_reset:
+            raise RuntimeError("the environment is not started: call start() or reset() first")
+        if text is not None:
+            self._text_actions(text)
+        actions = self._advance_actions(discrete, continuous)
+        ended = self.state.needs_reset[self.row_units]
+        if ended.any():
+            i = int(np.flatnonzero(ended)[0])
+            raise RuntimeError(f"env {i}'s episode ended: call start() (or reset) before advancing it")
+        self._own_obs()
+        k = self.kernel
+        mode = k.autoreset_mode
+        k.autoreset_mode = _core.AUTORESET_DISABLED
+        try:
+            actions, fn = self._coerce_actions(actions)
+            n_done = fn(actions)
+        finally:
+            k.autoreset_mode = mode
+        if n_done < 0:
+            raise self._kernel_error(actions)
+        st = self.state
+        return ~(st.terminated | st.truncated), st.rewards.copy()
+
+    def _advance_actions(self, discrete, continuous):
+        """The Gymnasium action batch of ``advance``'s components."""
+        N = self.num_envs
+        d_spec, c_spec = self.discrete_action_spec(), self.continuous_action_spec()
+        if c_spec:
+            if discrete is not None:
+                raise InvalidActionError("this env has no discrete actions")
+            if continuous is None:
+                raise InvalidActionError(f"advance needs continuous actions of shape ({N}, {len(c_spec)})")
+            return np.asarray(continuous)
+        if continuous is not None:
+            raise InvalidActionError("this env has no continuous actions")
+        if discrete is None:
+            raise InvalidActionError(f"advance needs discrete actions of shape ({N}, {len(d_spec)})")
+        a = np.asarray(discrete)
+        if a.shape != (N, len(d_spec)) and a.shape != (N,) + (() if len(d_spec) == 1 else (len(d_spec),)):
+            raise InvalidActionError(f"discrete actions must have shape ({N}, {len(d_spec)}), got {a.shape}")
+        if len(self.single_action_space.shape) == 0:
+            return a.reshape(N)
+        return a.reshape(N, len(d_spec))
+
+    def _text_actions(self, text):
+        texts = np.asarray(text, dtype=object)
+        if texts.shape != (self.num_envs,):
+            raise ValueError(f"text actions must have shape ({self.num_envs},), got {texts.shape}")
+        hook = getattr(self.level_def, "on_text_actions", None)
+        for i, t in enumerate(texts):
+            if t is None or t == "":
+                continue
+            if hook is None:
+                raise ValueError("this level takes no text actions (its text_action_spec() is empty)")
+            hook(self, i, str(t))
+            self._clear_events(int(self.row_units[i]))
+
+    def status(self) -> np.ndarray:
+        """Every env's :class:`EnvironmentStatus` as an int8 (N,) array (RUNNING, TERMINATED, INTERRUPTED)."""
+        st = self.state
+        ended = st.needs_reset[self.row_units]
+        out = np.full(self.num_envs, EnvironmentStatus.RUNNING, np.int8)
+        out[ended & st.terminated] = EnvironmentStatus.TERMINATED
+        out[ended & ~st.terminated] = EnvironmentStatus.INTERRUPTED
+        return out
+
+    # -------------------------------------------------------------- properties
+
+    def _family_properties(self, table: PropertyTable):
+        """Family hook: add the family's properties."""
+
+    @property
+    def properties(self) -> PropertyTable:
+        """The property table (built on first use)."""
+        table = self.__dict__.get("_property_table")
+        if table is None:
+            table = self._build_properties()
+            self.__dict__["_property_table"] = table
+        return table
+
+    def _build_properties(self) -> PropertyTable:
+        t = PropertyTable()
+        for key, decl in self._all_settings().items():
+            t.add(f"settings.{key}", Property(
+                get=lambda i, key=key: format_value(self.setting_value(key)),
+                set=(lambda i, v, key=key: self._write_setting(key, v)) if decl.writable else None,
+                doc=decl.doc))
+        src = self.level_source
+        t.add("level.name", Property(lambda i: self._level_name()))
+        t.add("level.argument", Property(lambda i: "" if src is None else src.argument))
+        t.add("level.path", Property(lambda i: self._level_path()))
+        t.add("num_envs", Property(lambda i: str(self.num_envs)))
+        st = self.state
+
+        def unit(i):
+            return int(self.row_units[i])
+
+        t.add("episode.number", Property(lambda i: str(int(st.episode[unit(i)])), per_env=True))
+        t.add("episode.step", Property(lambda i: str(int(self._episode_steps()[unit(i)])), per_env=True))
+        t.add("episode.seed", Property(lambda i: format_value(st.seeds[unit(i)]), per_env=True))
+        t.add("episode.return", Property(lambda i: repr(float(st.ep_return[unit(i)])), per_env=True))
+        t.add("events.dropped", Property(
+            lambda i: str(int(st.event_dropped[unit(i)])) if hasattr(st, "event_dropped") else "0", per_env=True))
+        self._family_properties(t)
+        extra = getattr(self.level_def, "properties", None)
+        if extra is not None:
+            for key, prop in extra(self).items():
+                t.add(key, prop)
+        return t
+
+    def _level_name(self) -> str:
+        src = self.level_source
+        if src is not None:
+            return src.name
+        return str(getattr(self, "level_name", type(self).__name__))
+
+    def _level_path(self) -> str:
+        src = self.level_source
+        return "<unknown>" if src is None else src.location
+
+    def _episode_steps(self) -> np.ndarray:
+        """Family hook: (units,) steps taken in each world's episode."""
+        raise NotImplementedError
+
+    def _row(self, key: str, prop: Property, index) -> int | None:
+        if not prop.per_env:
+            return None
+        if index is None:
+            if self.num_envs == 1:
+                return 0
+            raise property_error(PropertyResult.INVALID_ARGUMENT,
+                                 f"property {key!r} is per env: pass index= (num_envs={self.num_envs})")
+        try:
+            return self._index(index)
+        except IndexError as e:
+            raise property_error(PropertyResult.INVALID_ARGUMENT, str(e)) from None
+
+    def read_property(self, key: str, index: int | None = None) -> str:
+        """The value of property ``key`` (of env ``index`` for per-env keys) as a string.
+
+        Raises:
+            KeyError: no such key (``.code`` NOT_FOUND).
+            PermissionError: the key only groups others (``.code`` PERMISSION_DENIED).
+            ValueError: a per-env key without a valid index (``.code`` INVALID_ARGUMENT).
+        """
+        prop = self.properties.lookup(key, PropertyAttribute.READABLE)
+        return prop.get(self._row(key, prop, index))
+
+    def write_property(self, key: str, value: str, index: int | None = None) -> None:
+        """Write property ``key``.
+
+        State writes apply at once (and clear the env's events), settings at each env's next reset.
+
+        Raises:
+            KeyError: no such key (NOT_FOUND).
+            PermissionError: read-only (PERMISSION_DENIED).
+            ValueError: a value that does not parse or is out of range, or a bad index (INVALID_ARGUMENT).
+        """
+        prop = self.properties.lookup(key, PropertyAttribute.WRITABLE)
+        if not isinstance(value, str):
+            raise property_error(PropertyResult.INVALID_ARGUMENT,
+                                 f"property values are strings, got {type(value).__name__}")
+        row = self._row(key, prop, index)
+        try:
+            prop.set(row, value)
+        except (ValueError, TypeError) as e:
+            if getattr(e, "code", None) is not None:
+                raise
+            raise property_error(PropertyResult.INVALID_ARGUMENT, f"cannot write {value!r} to {key!r}: {e}") from None
+        if row is not None:
+            self._clear_events(int(self.row_units[row]))
+
+    def list_property(self, key: str, index: int | None = None) -> list[tuple[str, PropertyAttribute]]:
+        """The keys directly under ``key`` (``""`` for the top level), full keys with their attributes.
+
+        Raises:
+            KeyError: no such key (NOT_FOUND).
+            PermissionError: the key has nothing under it (PERMISSION_DENIED).
+        """
+        if key == "":
+            return self.properties.children("")
+        self.properties.lookup(key, PropertyAttribute.LISTABLE)
+        return self.properties.children(key)
+
+    def try_read_property(self, key: str, index: int | None = None) -> tuple[PropertyResult, str | None]:
+        """:meth:`read_property` returning ``(code, value or None)`` instead of raising (Lab2D's form)."""
+        try:
+            return PropertyResult.SUCCESS, self.read_property(key, index)
+        except (KeyError, PermissionError, ValueError) as e:
+            return PropertyResult(getattr(e, "code", PropertyResult.INVALID_ARGUMENT)), None
+
+    def try_write_property(self, key: str, value: str, index: int | None = None) -> PropertyResult:
+        """:meth:`write_property` returning the code instead of raising."""
+        try:
+            self.write_property(key, value, index)
+            return PropertyResult.SUCCESS
+        except (KeyError, PermissionError, ValueError) as e:
+            return PropertyResult(getattr(e, "code", PropertyResult.INVALID_ARGUMENT))
+
+    def try_list_property(self, key: str, index: int | None = None) -> tuple[PropertyResult, list]:
+        """:meth:`list_property` returning ``(code, list)`` instead of raising."""
+        try:
+            return PropertyResult.SUCCESS, self.list_property(key, index)
+        except (KeyError, PermissionError, ValueError) as e:
+            return PropertyResult(getattr(e, "code", PropertyResult.INVALID_ARGUMENT)), []
+
+    # ---------------------------------------------------------------- settings
+
+    def _all_settings(self) -> dict[str, Setting]:
+        out = dict(self.SETTINGS)
+        level_settings = getattr(self.level_def, "settings", None) or {}
+        out.update(level_settings)
+        return out
+
+    def setting_value(self, key: str) -> Any:
+        """The current value of setting ``key``.
+
+        A written value shows at once, though it applies at each env's next reset.
+        """
+        if key in self.level_values:
+            return self.level_values[key]
+        decl = self.SETTINGS[key]
+        reader = getattr(self, f"_setting_{key}", None)
+        if reader is not None:
+            return reader()
+        return getattr(self, "init_args", {}).get(decl.kwarg or key, decl.default)
+
+    def _setting_max_steps(self):
+        limit = int(self.kernel.max_steps)
+        return None if limit <= 0 else limit
+
+    def _write_setting(self, key: str, text: str):
+        """Apply a written setting: stored now, used by each env at its next reset."""
+        decl = self.SETTINGS[key]
+        value = decl.parse(key, text)
+        getattr(self, f"_write_setting_{key}")(value)
+
+    def _write_setting_max_steps(self, value):
+        if value is not None and value < 1:
+            raise ValueError("max_steps must be a positive integer or none")
+        self.kernel.max_steps = 0 if value is None else int(value)
+        self.max_episode_steps = value
