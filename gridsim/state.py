@@ -58,12 +58,13 @@ def alloc_event_buffers(st, units: int, capacity: int, num_fields: int, enabled:
     """The kernel's event buffers (``gridsim.events``): ``capacity`` events per world and step.
 
     ``units`` is the number of simulated worlds (envs, or kitchens), ``num_fields`` the
-    family's largest payload (at least 1 field is stored). The arrays are allocated even
-    when ``enabled`` is false (the kernel then never touches them).
+    family's largest payload (at least 1 field is stored). With ``enabled`` false the
+    kernel never touches them, so they get one slot per world instead of ``capacity``
+    (a million envs then carry no 160 MB of unused event slots).
     """
     if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
         raise ValueError(f"max_events_per_step must be an integer >= 1, got {capacity!r}")
-    E, F = int(capacity), max(int(num_fields), 1)
+    E, F = (int(capacity) if enabled else 1), max(int(num_fields), 1)
     st.events_on = int(bool(enabled))
     st.max_events = E
     st.num_event_fields = F

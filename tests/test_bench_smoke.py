@@ -64,3 +64,22 @@ def test_bench_scripts_print_json_lines():
     assert modes == {"raw", "step", "reference", "summary"}
     summaries = [r for r in records if r["mode"] == "summary"]
     assert {(r["num_envs"], r["obs_type"]) for r in summaries} >= {(64, "coords"), (64, "view")}
+
+
+def test_bench_events_prints_json_lines():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, "bench/bench_events.py", "--num-envs", "8", "--steps", "3", "--repeats", "2",
+         "--warmup", "1"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    summaries = [r for r in records if r["mode"] == "summary"]
+    assert [r["family"] for r in summaries] == ["nav", "roboman", "kitchen"]
+    for r in summaries:
+        assert MACHINE_KEYS <= r.keys()
+        assert set(r["best_env_steps_per_s"]) == {f"{v}/{m}" for v in ("off", "on", "read") for m in ("raw", "step")}
+        assert r["on_over_off_step"] > 0
+    timed = [r for r in records if r["mode"] != "summary"]
+    assert len(timed) == 3 * 6 * 2 and all(r["env_steps_per_s"] > 0 for r in timed)
