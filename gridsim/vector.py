@@ -115,6 +115,8 @@ class GridVectorEnv(VectorEnv):
         self._obs_external = False  # the kernel currently writes into such a fresh array
     def _finish_init(self):
         """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
+        if self.info_events and not self.state.events_on:
+            raise ValueError("info_events=True puts the kernel's events in infos: it needs events=True")
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._fresh_obs = self.copy and self.obs_rewritten_every_step
@@ -259,6 +261,8 @@ class GridVectorEnv(VectorEnv):
             self._step_infos(infos)
         if n_done:
             self._ended_infos(infos)
+        if self.info_events:  # arrays of length E (events), not N
+            infos["events"] = self.events_batch()
         if self.obs_transform is not None:
             obs = self.obs_transform(obs)
         if self.obs_dtype is not None:

@@ -802,3 +802,16 @@ def test_set_state_clears_the_envs_events_in_every_family():
     assert kitchen.events(0) and kitchen.events(1)
     kitchen.set_state(kitchen.get_state(0), 0)
     assert kitchen.events(0) == [] and kitchen.events(1)
+
+
+def test_info_events_puts_the_batch_in_infos():
+    envs = gridsim.make("=#####\n#S 0#\n#####", 3, family="nav", events=True, info_events=True)
+    envs.reset(seed=0)
+    *_, infos = envs.step(np.array([3, 0, 1]))
+    batch = envs.events_batch()
+    assert infos["events"].keys() == batch.keys()
+    for key in batch:
+        np.testing.assert_array_equal(infos["events"][key], batch[key])
+    assert infos["events"]["env"].tolist() == [0, 1]  # length E, not N
+    with pytest.raises(ValueError, match="needs events=True"):
+        gridsim.make("examples/lava", info_events=True)

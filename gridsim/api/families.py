@@ -27,6 +27,7 @@ COMMON_SETTINGS = {
     "episode_stats": Setting(bool, True, doc="infos['episode_stats'] where episodes end"),
     "events": Setting(bool, False, doc="the kernel writes events"),
     "max_events_per_step": Setting(int, 16, doc="event slots per env and step; more are dropped and counted"),
+    "info_events": Setting(bool, False, doc="infos['events'] holds events_batch() (length E, not N)"),
 }
 
 

@@ -82,7 +82,10 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     ``gridsim.kitchen.Rules`` with extra foods or recipes), ``tile_px=32``,
     ``level_directory``, plus ``num_envs``, ``autoreset_mode``, ``render_mode``
     (``"rgb_array"``, ``"ansi"``, ``"human"``), ``copy``, ``num_threads``, ``obs_dtype``,
-    ``mixer_seed``, ``episode_stats``.
+    ``mixer_seed``, ``episode_stats``. Level API (``docs/levels.md``): ``settings`` (str -> str, the same
+    settings by their level names), ``events=False`` (the kernel records events),
+    ``max_events_per_step=16``, ``info_events=False`` (also put ``events_batch()`` in
+    ``infos["events"]``: arrays of length E, not N, which ``DictInfoToList`` rejects).
 
     ## Version History
 
@@ -125,6 +128,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         level_directory: str | None = None,
         events: bool = False,
         max_events_per_step: int = 16,
+        info_events: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
@@ -139,6 +143,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
             num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
             obs_dtype=obs_dtype,
         )
+        self.info_events = bool(info_events)
         self.level = load_kitchen_level(level, level_directory, rules=rules)
         self.level.check_agents(num_agents)
         if agent_rows and self.num_envs % num_agents:

@@ -147,7 +147,10 @@ class NavVectorEnv(NavApi, GridVectorEnv):
     ``level_directory``; and the common vector kwargs ``num_envs``,
     ``autoreset_mode`` (``NEXT_STEP`` default, ``SAME_STEP``, ``DISABLED``),
     ``render_mode`` (``"rgb_array"``, ``"ansi"``, ``"human"``), ``copy``, ``num_threads``,
-    ``obs_dtype``, ``mixer_seed``, ``episode_stats``.
+    ``obs_dtype``, ``mixer_seed``, ``episode_stats``. Level API (``docs/levels.md``): ``settings`` (str -> str, the same
+    settings by their level names), ``events=False`` (the kernel records events),
+    ``max_events_per_step=16``, ``info_events=False`` (also put ``events_batch()`` in
+    ``infos["events"]``: arrays of length E, not N, which ``DictInfoToList`` rejects).
 
     ## Version History
 
@@ -202,6 +205,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         level_directory: str | None = None,
         events: bool = False,
         max_events_per_step: int = 16,
+        info_events: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
@@ -216,6 +220,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
             obs_dtype=obs_dtype,
         )
+        self.info_events = bool(info_events)
         if nan_action not in ("error", "zero"):
             raise ValueError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
         if max_episode_steps is not None and (

@@ -93,7 +93,10 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     ``max_episode_steps=50``, ``exclude_solved_starts=False``, ``cell_px=32`` (render
     size), plus ``num_envs``, ``autoreset_mode``, ``render_mode`` (``"rgb_array"``,
     ``"ansi"``, ``"human"``), ``copy``, ``num_threads``, ``obs_dtype``, ``mixer_seed``,
-    ``episode_stats``.
+    ``episode_stats``. Level API (``docs/levels.md``): ``settings`` (str -> str, the same
+    settings by their level names), ``events=False`` (the kernel records events),
+    ``max_events_per_step=16``, ``info_events=False`` (also put ``events_batch()`` in
+    ``infos["events"]``: arrays of length E, not N, which ``DictInfoToList`` rejects).
 
     ## Version History
 
@@ -144,6 +147,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         cell_px: int = 32,
         events: bool = False,
         max_events_per_step: int = 16,
+        info_events: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
@@ -158,6 +162,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
             num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
             obs_dtype=obs_dtype,
         )
+        self.info_events = bool(info_events)
         if tasks is None:
             self.tasks = (parse_task(task, x_obj, y_obj),)
         else:
