@@ -83,3 +83,14 @@ def test_bench_events_prints_json_lines():
         assert r["on_over_off_step"] > 0
     timed = [r for r in records if r["mode"] != "summary"]
     assert len(timed) == 3 * 6 * 2 and all(r["env_steps_per_s"] > 0 for r in timed)
+
+
+def test_gridsim_bench_times_any_level_by_name(capsys):
+    from gridsim.cli import main
+
+    tiny = ["--steps", "3", "--repeats", "1", "--num-envs", "8"]
+    assert main(["bench", "--level", "roboman:LiftRed", *tiny]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert "level roboman:LiftRed" in rows[0] and rows[3].split()[0] == "vector"
+    assert main(["bench", "--level", "examples/maze:9", "--obs", "view", *tiny]) == 0
+    assert capsys.readouterr().out.splitlines()[3].split()[0] == "view"
