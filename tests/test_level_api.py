@@ -815,3 +815,19 @@ def test_info_events_puts_the_batch_in_infos():
     assert infos["events"]["env"].tolist() == [0, 1]  # length E, not N
     with pytest.raises(ValueError, match="needs events=True"):
         gridsim.make("examples/lava", info_events=True)
+
+
+def test_agent_positions_read_the_same_in_every_family():
+    nav_envs = gridsim.make("examples/maze:9", 2)
+    nav_envs.reset(seed=0)
+    assert nav_envs.read_property("agent.0.position", 1) == nav_envs.read_property("state.agent.pos", 1)
+    assert nav_envs.read_property("level.goal_cells") == nav_envs.read_property("level.goals")
+    roboman = gridsim.make("roboman:LiftRed", 2)
+    roboman.reset(seed=0)
+    x, y = roboman.get_state(1)["agent_pos"]
+    assert roboman.read_property("agent.0.position", 1) == f"{x},{y}"
+    kitchen = gridsim.make("kitchen/open-divider_salad", 2, num_agents=3)
+    kitchen.reset(seed=0)
+    assert [kitchen.read_property(f"agent.{k}.position", 0) for k in range(3)] == [
+        ",".join(map(str, a["pos"])) for a in kitchen.get_state(0)["agents"]]
+    assert [k for k, _ in kitchen.list_property("agent")] == ["agent.0", "agent.1", "agent.2"]

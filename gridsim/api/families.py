@@ -118,7 +118,9 @@ class NavApi(LevelApi):
             return ",".join(repr(float(x)) for x in values[P : P + st.height, P : P + st.width].ravel())
 
         t.add("state.agent.pos", Property(get_pos, set_pos, per_env=True, doc="row,col of the agent"))
+        t.add("agent.0.position", Property(get_pos, per_env=True, doc="row,col (every family has agent.<k>.position)"))
         t.add("level.goals", Property(goals, per_env=len(self.maps) > 1, doc="terminal cells r,c;r,c"))
+        t.add("level.goal_cells", Property(goals, per_env=len(self.maps) > 1, doc="the same as level.goals"))
         t.add("rewards.table", Property(table, per_env=True, doc="fixed rewards, row-major"))
 
 
@@ -206,6 +208,7 @@ class RobomanApi(LevelApi):
 
         t.add("state.agent.pos", Property(lambda i: xy(self.get_state(i)["agent_pos"]), set_agent, per_env=True,
                                           doc="x,y of the agent"))
+        t.add("agent.0.position", Property(lambda i: xy(self.get_state(i)["agent_pos"]), per_env=True, doc="x,y"))
         t.add("state.held", Property(lambda i: name(self.get_state(i)["lifted_obj_idx"]), set_held, per_env=True,
                                      doc="none, red, green or blue"))
         t.add("state.timer", Property(lambda i: str(self.get_state(i)["timer"]), set_timer, per_env=True))
@@ -301,6 +304,7 @@ class KitchenApi(LevelApi):
                 return name(int(self.state.held[int(self.row_units[i]), a]))
 
             t.add(f"state.agents.{a}.pos", Property(pos, per_env=True, doc="x,y"))
+            t.add(f"agent.{a}.position", Property(pos, per_env=True, doc="x,y"))
             t.add(f"state.agents.{a}.held", Property(held, per_env=True, doc="item name or none"))
 
         def delivered(i) -> str:
