@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from gridsim.api.lookup import LevelSource, import_level_module, resolve_level
-from gridsim.api.settings import RESERVED_ALIASES, Setting, SettingsError, flatten_args, format_value
+from gridsim.api.settings import (
+    RESERVED_ALIASES,
+    Setting,
+    SettingsError,
+    flatten_args,
+    format_value,
+    merge_settings,
+)
 
 __all__ = ["FAMILIES", "Level", "load_level", "make"]
 
@@ -153,20 +160,16 @@ class Level:
         values = {k: decl.default for k, decl in self.settings.items()}
         for key, text in own.items():
             values[key] = self.settings[key].parse(key, text)
-        built = self.build(values)
-        given = set(kwargs)
-        for key in family_settings:
-            head = key.rpartition(".")[0] if key.rpartition(".")[0] in declared else key
-            decl = declared.get(head)
-            given.add(RESERVED_ALIASES.get(key) or (decl.kwarg or head if decl else key))
-        merged = dict(built)
+        # What the caller gave, settings folded into keyword arguments (conflicts raise here).
+        given = merge_settings(declared, family_settings, kwargs)
+        merged = self.build(values)
         for key, value in self.defaults.items():
             decl = declared[key]
             name = decl.kwarg or key
             if name not in given:
                 merged[name] = decl.parse(key, value) if isinstance(value, str) and decl.type is not str else value
-        merged.update(kwargs)
-        env = self.env_class(num_envs, settings=family_settings, **merged)
+        merged.update(given)
+        env = self.env_class(num_envs, **merged)
         env.level_source = source
         env.level_def = self
         env.level_values = values

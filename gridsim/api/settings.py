@@ -96,10 +96,6 @@ class Setting:
             kind = "true or false" if self.type is bool else f"a {self.type.__name__}"
             raise SettingsError(key, f"{text!r} is not {kind}" + (" or none" if self.optional else "")) from None
 
-    def check(self, key: str, value: Any) -> Any:
-        """A Python value given as a keyword argument, checked against the declaration."""
-        return self.parse(key, format_value(value)) if isinstance(value, (bool, int, float, str)) else value
-
 
 def format_value(value: Any) -> str:
     """A Python value as a setting string (``flatten_args``' conventions)."""

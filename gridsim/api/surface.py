@@ -26,7 +26,7 @@ from gridsim.api.specs import (
     property_error,
 )
 from gridsim.errors import InvalidActionError
-from gridsim.rng import derive_keys, entropy_seed
+from gridsim.rng import entropy_seed
 
 __all__ = ["LevelApi", "ObservationEntry"]
 
@@ -167,7 +167,7 @@ class LevelApi:
         mask = self._rows_of(index)
         rows = np.flatnonzero(mask)
         if seed is None:
-            chosen = [entropy_seed() + int(i) for i in rows]
+            chosen = [entropy_seed() for _ in rows]
         elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
             if seed < 0:
                 raise ValueError(f"seed must be non-negative, got {seed}")
@@ -182,15 +182,8 @@ class LevelApi:
         for i, s in zip(rows, chosen, strict=True):
             seeds[i] = int(s)
         unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
-        st = self.state
-        units = np.flatnonzero(unit_mask)
-        new_seeds = [unit_seeds[u] for u in units]
-        st.key[units] = derive_keys(new_seeds, self.mixer_seed)
-        st.episode[units] = int(episode)
-        st.reseed[units] = True
-        st.seeded[units] = True
-        for u, s in zip(units, new_seeds, strict=True):
-            st.seeds[u] = s
+        self._seed_envs(unit_mask, unit_seeds)  # new keys, episode 0 ...
+        self.state.episode[unit_mask] = int(episode)  # ... then the episode asked for
         self._own_obs()
         self.kernel.reset(np.ascontiguousarray(unit_mask).view(np.uint8))
         self._was_reset = True
