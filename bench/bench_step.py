@@ -63,13 +63,10 @@ import numpy as np  # noqa: E402
 
 import gridsim  # noqa: E402
 from gridsim.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
-from gridsim.envs.nav import ACTION_TYPES, OBS_TYPES  # noqa: E402
+from gridsim.families import FAMILIES  # noqa: E402
 
 MODES = ("raw", "step", "reference")
 BENCH = "bench_step"
-MAX_EPISODE_STEPS = 100
-KITCHEN_AGENTS = 2
-ACTION_NAMES = {"roboman": "Discrete(7)", "kitchen": f"MultiDiscrete([5] * {KITCHEN_AGENTS})"}
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -91,6 +88,7 @@ class BenchConfig:
     reference_envs: int = 64
     reference_steps: int = 200
     copy: bool = True
+    max_episode_steps: Any = None  # as the batch reports it (settings.max_steps)
 
     def modes(self) -> tuple[str, ...]:
         """The modes this configuration runs, in order."""
@@ -103,19 +101,22 @@ class BenchConfig:
 # ----------------------------------------------------------------- batch setup
 
 
-def make_envs(cfg: BenchConfig) -> gridsim.GridVectorEnv:
-    """The batch under test, reset with ``cfg.seed``."""
-    if cfg.family == "roboman":  # --level names the task; episodes last 50 steps
-        envs = gridsim.RobomanVectorEnv(num_envs=cfg.num_envs, task=cfg.level, obs_type=cfg.obs_type,
-                                        copy=cfg.copy)
-    elif cfg.family == "kitchen":  # two agents per kitchen, joint view
-        envs = gridsim.KitchenVectorEnv(num_envs=cfg.num_envs, level=cfg.level, num_agents=KITCHEN_AGENTS,
-                                        max_episode_steps=MAX_EPISODE_STEPS, copy=cfg.copy)
-    else:
-        envs = gridsim.NavVectorEnv(
-            num_envs=cfg.num_envs, level=cfg.level, obs_type=cfg.obs_type, actions=cfg.actions,
-            max_episode_steps=MAX_EPISODE_STEPS, copy=cfg.copy,
-        )
+def env_kwargs(cfg: BenchConfig) -> dict[str, Any]:
+    """The family's benchmark batch settings, with this run's observation and action types."""
+    fam = FAMILIES[cfg.family]
+    kwargs = dict(fam.bench_kwargs)
+    settings = fam.vector_env.SETTINGS
+    if "obs_type" in settings:
+        kwargs["obs_type"] = cfg.obs_type
+    if "actions" in settings:
+        kwargs["actions"] = cfg.actions
+    return kwargs
+
+
+def make_envs(cfg: BenchConfig, num_envs: int | None = None) -> gridsim.GridVectorEnv:
+    """The batch under test: ``gridsim.make`` of the level with the family's bench settings, reset."""
+    name = FAMILIES[cfg.family].bench_level_format.format(cfg.level)
+    envs = gridsim.make(name, num_envs or cfg.num_envs, copy=cfg.copy, **env_kwargs(cfg))
     envs.reset(seed=cfg.seed)
     return envs
 
@@ -165,8 +166,8 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "family": cfg.family,
         "level": cfg.level,
         "obs_type": cfg.obs_type,
-        "actions": ACTION_NAMES.get(cfg.family, cfg.actions),
-        "agent_steps_per_s": rate * (KITCHEN_AGENTS if cfg.family == "kitchen" else 1),
+        "actions": cfg.actions,
+        "agent_steps_per_s": rate * FAMILIES[cfg.family].agents_per_env,
         "mode": mode,
         "num_envs": num_envs,
         "steps": steps,
@@ -177,7 +178,7 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "bytes_per_env": bytes_per_env,
         "threads": 1,
         "copy": cfg.copy if mode == "step" else None,
-        "max_episode_steps": 50 if cfg.family == "roboman" else MAX_EPISODE_STEPS,
+        "max_episode_steps": cfg.max_episode_steps,
         **info,
     }
 
@@ -226,9 +227,7 @@ def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any], original: 
     With ``original=True`` (roboman only) the envs are the original gridroboman's, made
     with ``gymnasium.make`` as its users do; the records then have mode ``"original"``.
     """
-    from gridsim.nav.level import load_nav_level
-    from gridsim.reference.nav import ReferenceNavEnv
-    from gridsim.reference.roboman import ReferenceRobomanEnv
+    from gridsim.reference import REFERENCE_ENVS
 
     n, steps = cfg.reference_envs, cfg.reference_steps
     if original:
@@ -236,21 +235,12 @@ def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any], original: 
 
         def make():
             return gymnasium.make(f"Gridroboman-{cfg.level}-v0")
-    elif cfg.family == "roboman":
-        def make():
-            return ReferenceRobomanEnv(task=cfg.level)
-    elif cfg.family == "kitchen":
-        from gridsim.reference.kitchen import ReferenceKitchenEnv
-
-        def make():
-            return ReferenceKitchenEnv(cfg.level, num_agents=KITCHEN_AGENTS, max_episode_steps=MAX_EPISODE_STEPS)
     else:
-        level = load_nav_level(cfg.level)
+        kwargs = env_kwargs(cfg)
+        kwargs.pop("copy", None)
 
         def make():
-            return ReferenceNavEnv(level, actions=ACTION_TYPES[cfg.actions],
-                                   obs_type="coords" if cfg.obs_type == "xy" else cfg.obs_type,
-                                   max_episode_steps=MAX_EPISODE_STEPS)
+            return REFERENCE_ENVS[cfg.family](cfg.level, **kwargs)
 
     envs = gymnasium.vector.SyncVectorEnv([make] * n)
     try:
@@ -278,7 +268,7 @@ def run(cfg: BenchConfig, emit: Emit | None = None,
     records = run_batch(cfg, modes, emit, info)
     if "reference" in modes:
         records += run_reference(cfg, emit, info)
-        if cfg.family == "roboman" and original_available():
+        if cfg.family == "roboman" and original_available():  # the original gridroboman, when installed
             records += run_reference(cfg, emit, info, original=True)
     return records
 
@@ -345,16 +335,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Time gridsim's batch step: bare kernel, step() and the Python reference.",
     )
     d = BenchConfig()
-    p.add_argument("--family", default=d.family, choices=["nav", "roboman", "kitchen"])
-    p.add_argument("--level", default=d.level,
-                   help="nav: a level name, e.g. nav/room5_medium; roboman: a task, e.g. StackRedOnGreen")
+    p.add_argument("--family", default=d.family, choices=list(FAMILIES))
+    p.add_argument("--level", default=None,
+                   help="a level name for gridsim.make (default: the family's bench level, e.g. nav/room5_medium, "
+                        "roboman:StackRedOnGreen)")
     p.add_argument("--num-envs", type=positive_int, default=d.num_envs)
     p.add_argument("--steps", type=positive_int, default=d.steps, help="timed steps per repeat")
     p.add_argument("--repeats", type=positive_int, default=d.repeats)
     p.add_argument("--warmup", type=int, default=d.warmup, help="untimed steps before timing")
-    p.add_argument("--obs-type", default=d.obs_type, choices=sorted(OBS_TYPES) + ["vector", "grid"],
-                   help="nav: coords, image, view; roboman: vector, grid; kitchen: grid")
-    p.add_argument("--actions", default=d.actions, choices=sorted(ACTION_TYPES))
+    p.add_argument("--obs-type", default=None,
+                   help="a value of the family's obs_type setting (default: the family's default)")
+    p.add_argument("--actions", default=None, help="a value of the family's actions setting, if it has one")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--mode", default=d.mode, choices=[*MODES, "all"])
     p.add_argument("--reference-envs", type=positive_int, default=d.reference_envs)
@@ -365,23 +356,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None = None) -> BenchConfig:
-    """A BenchConfig from command-line arguments (family defaults for --level and --obs-type)."""
+    """A BenchConfig from command-line arguments (family defaults for --level, --obs-type and --actions)."""
     parser = build_parser()
     ns = parser.parse_args(argv)
-    if ns.family == "roboman":
-        argv = list(argv if argv is not None else sys.argv[1:])
-        if not any(a.startswith("--level") for a in argv):
-            ns.level = "StackRedOnGreen"
-        if not any(a.startswith("--obs-type") for a in argv):
-            ns.obs_type = "vector"
-        if ns.obs_type not in ("vector", "grid"):
-            parser.error(f"--obs-type {ns.obs_type} is not a roboman observation (vector, grid)")
-    if ns.family == "kitchen":
-        argv = list(argv if argv is not None else sys.argv[1:])
-        if not any(a.startswith("--level") for a in argv):
-            ns.level = "kitchen/open-divider_salad"
-        ns.obs_type = "grid"
-    return BenchConfig(**vars(ns))
+    fam = FAMILIES[ns.family]
+    settings = fam.vector_env.SETTINGS
+    ns.level = ns.level or fam.bench_level
+    for key in ("obs_type", "actions"):
+        if key in settings:
+            choices = settings[key].type
+            value = getattr(ns, key) or settings[key].default
+            if isinstance(choices, tuple) and value not in choices:
+                parser.error(f"--{key.replace('_', '-')} {value} is not one of the {fam.name} family's {choices}")
+            setattr(ns, key, value)
+        elif getattr(ns, key) is not None:
+            parser.error(f"the {fam.name} family has no {key} setting")
+    cfg = BenchConfig(**vars(ns))
+    probe = make_envs(cfg, num_envs=1)  # the action space and episode limit the records report
+    if "actions" not in settings:
+        cfg.actions = str(probe.single_action_space)
+    cfg.max_episode_steps = probe.read_property("settings.max_steps")
+    probe.close()
+    return cfg
 
 
 def main(argv: list[str] | None = None) -> int:

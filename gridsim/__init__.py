@@ -11,20 +11,19 @@ Importing gridsim registers its ids with Gymnasium::
 from gridsim.api import (
     ActionSpec,
     EnvironmentStatus,
-    Level,
     ObsSpec,
     PropertyAttribute,
     PropertyResult,
     Setting,
     SettingsError,
     flatten_args,
-    make,
 )
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
 from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError
 from gridsim.events import EventSpec
 from gridsim.kitchen import LevelParseError
-from gridsim.levels import find_level, read_level
+from gridsim.level import Level, make
+from gridsim.lookup import find_level, read_level
 from gridsim.nav import TaskSampler
 from gridsim.registry import register_all, register_level, registered_ids
 from gridsim.vector import GridVectorEnv

@@ -12,6 +12,8 @@ import warnings
 def _bench(args) -> int:
     import gridsim
     from gridsim.benchmark import machine_info, make_actions, measure
+    from gridsim.families import family_row
+    from gridsim.level import load_level
 
     info = machine_info()
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "
@@ -19,13 +21,13 @@ def _bench(args) -> int:
     header = f"{'observation':<12} {'kernel call':>16} {'step()':>16} {'step/kernel':>12} {'ns/env-step':>12}"
     print(header)
     print("-" * len(header))
-    level, _ = gridsim.api.load_level(args.level)
-    nav = level.family == "nav"
-    obs_types = args.obs or (["coords", "view", "image"] if nav else [None])
-    # Episodes of 100 steps, as the registered ids; gridroboman keeps its own 50.
-    limit = {} if level.family == "roboman" else {"max_episode_steps": 100}
+    level, _ = load_level(args.level)
+    fam = family_row(level.family)
+    obs_types = args.obs or list(fam.bench_obs_types)
     for obs_type in obs_types:
-        envs = gridsim.make(args.level, args.num_envs, **limit, **({"obs_type": obs_type} if obs_type else {}))
+        # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
+        envs = gridsim.make(args.level, args.num_envs, **fam.bench_kwargs,
+                            **({"obs_type": obs_type} if obs_type else {}))
         obs_type = envs.read_property("settings.obs_type")
         envs.reset(seed=args.seed)
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)

@@ -1,7 +1,7 @@
-"""Kernel-written events: the per-family specs and the decoders of the event buffers.
+"""Kernel-written events: the spec type and the decoders of the event buffers.
 
 Every family's kernel can record what happened on a step as *events* (Lab2D's
-``events:add``): a type (a 1-based position in the family's spec list below) and an
+``events:add``): a type (a 1-based position in the family's spec list, ``<family>/api.py``) and an
 int32 payload of the spec's fields. They live in preallocated per-world buffers of the
 batch state (``gridsim.state.alloc_event_buffers``); a world is an env for the
 navigation and manipulation families and a kitchen (not a row) for the kitchen family:
@@ -34,9 +34,6 @@ import numpy as np
 
 __all__ = [
     "EventSpec",
-    "KITCHEN_EVENTS",
-    "NAV_EVENTS",
-    "ROBOMAN_EVENTS",
     "batch_events",
     "decode_events",
     "num_fields",
@@ -48,28 +45,6 @@ class EventSpec(NamedTuple):
 
     name: str
     fields: tuple[str, ...]
-
-
-# Order matters: an event's type id is its 1-based position in its family's tuple.
-NAV_EVENTS: tuple[EventSpec, ...] = (
-    EventSpec("goal_reached", ("row", "col")),    # the step ends on a terminal cell
-    EventSpec("tile_collected", ("row", "col")),  # a collectible cell was collected
-    EventSpec("wall_bump", ("row", "col")),       # the move's target cell is not walkable
-)
-ROBOMAN_EVENTS: tuple[EventSpec, ...] = (
-    EventSpec("object_lifted", ("obj", "from_below")),  # from_below: -1 = the floor
-    EventSpec("object_put", ("obj", "onto")),           # onto: -1 = the floor
-    EventSpec("goal_reached", ()),
-)
-KITCHEN_EVENTS: tuple[EventSpec, ...] = (
-    EventSpec("item_picked", ("agent", "item", "x", "y")),
-    EventSpec("item_put", ("agent", "item", "x", "y")),
-    EventSpec("item_chopped", ("agent", "item")),
-    EventSpec("items_merged", ("agent", "item")),
-    EventSpec("dish_delivered", ("agent", "item", "recipe_bits")),
-    EventSpec("collision", ("agent", "blocker")),  # blocker: -1 = a contested cell
-    EventSpec("goal_reached", ()),
-)
 
 
 def num_fields(specs: Sequence[EventSpec]) -> int:

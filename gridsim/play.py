@@ -20,19 +20,9 @@ from collections.abc import Callable, Iterator
 
 import gymnasium as gym
 
-# Key name -> action, per family.
-KEYMAPS = {
-    "roboman": {"up": 1, "down": 2, "left": 3, "right": 4, "l": 5, "p": 6, "n": 0},
-    "nav": {"up": 0, "right": 1, "down": 2, "left": 3},
-}
+from gridsim.families import family_of
+
 QUIT_KEYS = {"escape", "q"}
-
-
-def family_of(env: gym.Env) -> str:
-    """``"roboman"`` or ``"nav"`` from the env's class."""
-    from gridsim.envs import RobomanEnv
-
-    return "roboman" if isinstance(env.unwrapped, RobomanEnv) else "nav"
 
 
 class PlaySession:
@@ -46,15 +36,17 @@ class PlaySession:
 
     def __init__(self, env_id: str, seed: int | None = None, render_mode: str = "ansi"):
         self.env = gym.make(env_id, render_mode=render_mode)
-        self.family = family_of(self.env)
-        self.keymap = KEYMAPS[self.family]
-        if self.family == "nav" and self.env.action_space.n != 4:
-            raise SystemExit(f"{env_id}: manual play supports the four-action type only")
+        family = family_of(self.env)
+        if family.play_keys is None:
+            raise SystemExit(f"{env_id}: the {family.name} family has no manual play")
+        self.keymap = family.play_keys
+        if not isinstance(self.env.action_space, gym.spaces.Discrete) or \
+                self.env.action_space.n != len(set(self.keymap.values())):
+            raise SystemExit(f"{env_id}: manual play supports the {len(set(self.keymap.values()))}-action type only")
         self.env.reset(seed=seed)
         self.steps = 0
         self.episode_return = 0.0
-        self.message = "arrows move" + (", L lift, P put, N wait" if self.family == "roboman" else "") \
-            + ", R reset, Esc quit"
+        self.message = family.play_help + ", R reset, Esc quit"
 
     def handle_key(self, key: str) -> bool:
         """Apply one key press; returns False when the session should end."""

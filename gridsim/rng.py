@@ -15,6 +15,8 @@ The generator is fixed within a major version; golden files pin it.
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +29,77 @@ DIST_CONST = 0
 DIST_NORMAL = 1
 DIST_ABS_NORMAL = 2
 DIST_UNIFORM = 3
+
+
+@dataclass(frozen=True)
+class Dist:
+    """A reward distribution from the menu the kernel samples.
+
+    Attributes:
+        kind: one of ``"const"``, ``"normal"``, ``"abs_normal"``, ``"uniform"``.
+        a: the constant, the mean, or the lower bound.
+        b: unused, the standard deviation, or the upper bound.
+    """
+
+    kind: str
+    a: float
+    b: float = 0.0
+
+    KINDS = {"const": DIST_CONST, "normal": DIST_NORMAL, "abs_normal": DIST_ABS_NORMAL,
+             "uniform": DIST_UNIFORM}
+
+    def __post_init__(self):
+        if self.kind not in self.KINDS:
+            raise ValueError(f"unknown reward distribution {self.kind!r}; use one of {list(self.KINDS)}")
+        if not (np.isfinite(self.a) and np.isfinite(self.b)):
+            raise ValueError(f"reward distribution parameters must be finite, got {self}")
+        if self.kind in ("normal", "abs_normal") and self.b < 0:
+            raise ValueError(f"standard deviation must be >= 0, got {self.b}")
+        if self.kind == "uniform" and self.b < self.a:
+            raise ValueError(f"uniform({self.a}, {self.b}) needs lo <= hi")
+
+    @property
+    def code(self) -> int:
+        """The kernel's integer code for this kind."""
+        return self.KINDS[self.kind]
+
+    @property
+    def is_constant(self) -> bool:
+        """True when drawing consumes no randomness."""
+        return self.kind == "const"
+
+    def __str__(self) -> str:
+        if self.kind == "const":
+            return f"const({self.a:g})"
+        return f"{self.kind}({self.a:g}, {self.b:g})"
+
+    @classmethod
+    def parse(cls, value) -> Dist:
+        """Build from a number, a Dist, a ``(kind, a[, b])`` tuple or text like ``"normal(-1, 0.05)"``."""
+        if isinstance(value, Dist):
+            return value
+        if isinstance(value, bool):
+            raise ValueError(f"a reward must be a number or a distribution, got {value!r}")
+        if isinstance(value, (int, float, np.integer, np.floating)):
+            return cls("const", float(value))
+        if isinstance(value, (tuple, list)) and value and isinstance(value[0], str):
+            return cls(value[0], *(float(v) for v in value[1:]))
+        if isinstance(value, str):
+            text = value.strip()
+            m = re.fullmatch(r"([a-z_]+)\(\s*([^,()]+?)\s*(?:,\s*([^,()]+?)\s*)?\)", text)
+            if m:
+                args = [float(m.group(2))] + ([float(m.group(3))] if m.group(3) else [])
+                return cls(m.group(1), *args)
+            try:
+                return cls("const", float(text))
+            except ValueError:
+                pass
+        if callable(value):
+            raise ValueError(
+                "callable reward distributions are not supported; use const(), normal(), "
+                "abs_normal() or uniform()"
+            )
+        raise ValueError(f"cannot read a reward distribution from {value!r}")
 
 
 def mix64(z: int) -> int:

@@ -447,6 +447,10 @@ class GridVectorEnv(VectorEnv):
         self._render_human(self.render_frame(0))
         return None
 
+    def compiled_level(self):
+        """The compiled level the kernel plays (a family's level object; ``gridsim.Level.compile``)."""
+        return self.level
+
     def render_frame(self, index: int = 0) -> np.ndarray:
         """One env's frame as a fresh uint8 (H, W, 3) array."""
         raise NotImplementedError

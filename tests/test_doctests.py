@@ -8,19 +8,19 @@ from pathlib import Path
 import pytest
 
 import gridsim
-import gridsim.api.level
 import gridsim.api.settings
-import gridsim.envs.kitchen
-import gridsim.envs.nav
-import gridsim.envs.roboman
+import gridsim.kitchen.env
+import gridsim.level
+import gridsim.nav.env
 import gridsim.nav.sampler
 import gridsim.registry
+import gridsim.roboman.env
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 
-@pytest.mark.parametrize("module", [gridsim, gridsim.envs.nav, gridsim.envs.roboman, gridsim.envs.kitchen,
-                                    gridsim.nav.sampler, gridsim.api.level, gridsim.api.settings,
+@pytest.mark.parametrize("module", [gridsim, gridsim.nav.env, gridsim.roboman.env, gridsim.kitchen.env,
+                                    gridsim.nav.sampler, gridsim.level, gridsim.api.settings,
                                     gridsim.registry], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -16,16 +16,16 @@ from event_helpers import kernel_events
 
 from gridsim import InvalidActionError, KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
 from gridsim.events import (
-    KITCHEN_EVENTS,
-    NAV_EVENTS,
-    ROBOMAN_EVENTS,
     EventSpec,
     batch_events,
     decode_events,
     num_fields,
 )
 from gridsim.kitchen import load_kitchen_level
+from gridsim.kitchen.api import KITCHEN_EVENTS
+from gridsim.nav.api import NAV_EVENTS
 from gridsim.reference.kitchen import kitchen_reset, kitchen_step
+from gridsim.roboman.api import ROBOMAN_EVENTS
 
 # Row 1: a start, a collectible, a goal, and a start that is a collectible goal.
 LINE = """%gridsim 1

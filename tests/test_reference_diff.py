@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridsim.envs import NavVectorEnv
-from gridsim.events import NAV_EVENTS
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_TERMINAL, F_WALKABLE
+from gridsim.nav.api import NAV_EVENTS
 from gridsim.reference.nav import (
     ReferenceNavEnv,
     draw_reward_table,

@@ -34,7 +34,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridsim.envs import RobomanEnv, RobomanVectorEnv
-from gridsim.events import ROBOMAN_EVENTS
 from gridsim.reference.roboman import (
     ReferenceRobomanEnv,
     roboman_grid_obs,
@@ -45,6 +44,7 @@ from gridsim.reference.roboman import (
     roboman_top,
 )
 from gridsim.rng import derive_keys
+from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASKS
 
 TASK_NAMES = [t.name for t in TASKS]

@@ -1,12 +1,12 @@
 """The level API: Lab2D's level surface (names, settings, specs, properties, events) in Python idioms.
 
-``gridsim.make(name)`` finds a level (``gridsim.api.lookup``), turns it into a
-:class:`gridsim.Level` (``gridsim.api.level``) and builds its family's vector env, which
-carries the surface of ``gridsim.api.surface``. ``docs/levels.md`` is the guide.
+``gridsim.make(name)`` finds a level (``gridsim.lookup``), turns it into a
+:class:`gridsim.Level` (``gridsim.level``) and builds its family's vector env, which
+carries the surface of ``gridsim.api.surface``. ``docs/levels.md`` is the guide. This
+package names no family: each family adds its observations, actions, properties and
+events in its own ``api.py``.
 """
 
-from gridsim.api.level import FAMILIES, Level, load_level, make
-from gridsim.api.lookup import LevelSource, resolve_level
 from gridsim.api.properties import Property, PropertyTable
 from gridsim.api.settings import Setting, SettingsError, flatten_args
 from gridsim.api.specs import (
@@ -21,11 +21,8 @@ from gridsim.api.specs import (
 )
 
 __all__ = [
-    "FAMILIES",
     "ActionSpec",
     "EnvironmentStatus",
-    "Level",
-    "LevelSource",
     "ObsSpec",
     "Property",
     "PropertyAttribute",
@@ -37,7 +34,4 @@ __all__ = [
     "Setting",
     "SettingsError",
     "flatten_args",
-    "load_level",
-    "make",
-    "resolve_level",
 ]

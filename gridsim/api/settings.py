@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "COMMON_SETTINGS",
     "RESERVED_ALIASES",
     "Setting",
     "SettingsError",
@@ -214,3 +215,19 @@ def accepts_settings(init: Callable) -> Callable:
                   inspect.Parameter("settings", inspect.Parameter.KEYWORD_ONLY, default=None))
     wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     return wrapper
+
+
+# The settings every family's vector env takes (``gridsim.vector.GridVectorEnv``).
+COMMON_SETTINGS = {
+    "max_steps": Setting(int, None, writable=True, kwarg="max_episode_steps", optional=True,
+                         doc="truncation limit (none: never); a write applies at each env's next reset"),
+    "autoreset_mode": Setting(("NextStep", "SameStep", "Disabled"), "NextStep", doc="Gymnasium autoreset mode"),
+    "render_mode": Setting(("rgb_array", "ansi", "human"), None, optional=True, doc="render() output"),
+    "copy": Setting(bool, True, doc="return fresh arrays from reset and step"),
+    "num_threads": Setting(int, 1, doc="kernel threads"),
+    "obs_dtype": Setting(str, None, optional=True, doc="cast observations to this dtype"),
+    "episode_stats": Setting(bool, True, doc="infos['episode_stats'] where episodes end"),
+    "events": Setting(bool, False, doc="the kernel writes events"),
+    "max_events_per_step": Setting(int, 16, doc="event slots per env and step; more are dropped and counted"),
+    "info_events": Setting(bool, False, doc="infos['events'] holds events_batch() (length E, not N)"),
+}

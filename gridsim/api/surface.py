@@ -28,7 +28,7 @@ from gridsim.api.specs import (
 from gridsim.errors import InvalidActionError
 from gridsim.rng import entropy_seed
 
-__all__ = ["LevelApi", "ObservationEntry"]
+__all__ = ["LevelApi", "ObservationEntry", "parse_pair", "texts_of"]
 
 # name -> (spec, function of the env returning an (N, *shape) array or a tuple of N values)
 ObservationEntry = tuple[ObsSpec, Callable[[], Any]]
@@ -443,3 +443,17 @@ class LevelApi:
             raise ValueError("max_steps must be a positive integer or none")
         self.kernel.max_steps = 0 if value is None else int(value)
         self.max_episode_steps = value
+
+
+def texts_of(env) -> tuple[str, ...]:
+    """Every row of ``env`` as text (the ``WORLD.TEXT`` observation)."""
+    return tuple(env.render_text(i) for i in range(env.num_envs))
+
+
+def parse_pair(text: str, what: str) -> tuple[int, int]:
+    """Two integers written ``"a,b"`` (a property value); ``what`` names it in errors."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ValueError(f"{what} is written as two integers 'a,b', got {text!r}")
+    return int(parts[0]), int(parts[1])
+

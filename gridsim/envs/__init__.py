@@ -1,16 +1,9 @@
-"""The environments of every family: ``<Family>VectorEnv`` and its single-env view ``<Family>Env``."""
+"""The env classes of every family, at their documented import path (re-exports only)."""
 
-from gridsim.envs.kitchen import KitchenEnv, KitchenVectorEnv
-from gridsim.envs.nav import NavEnv, NavVectorEnv
-from gridsim.envs.roboman import RobomanEnv, RobomanVectorEnv
-from gridsim.envs.single import SingleEnvView
+from gridsim.kitchen.env import KitchenEnv, KitchenVectorEnv
+from gridsim.nav.env import NavEnv, NavVectorEnv
+from gridsim.roboman.env import RobomanEnv, RobomanVectorEnv
+from gridsim.single import SingleEnvView
 
-__all__ = [
-    "KitchenEnv",
-    "KitchenVectorEnv",
-    "NavEnv",
-    "NavVectorEnv",
-    "RobomanEnv",
-    "RobomanVectorEnv",
-    "SingleEnvView",
-]
+__all__ = ["KitchenEnv", "KitchenVectorEnv", "NavEnv", "NavVectorEnv", "RobomanEnv", "RobomanVectorEnv",
+           "SingleEnvView"]

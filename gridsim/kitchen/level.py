@@ -33,7 +33,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from gridsim.errors import LevelError, LevelNotFoundError
+from gridsim.errors import LevelError
 from gridsim.kitchen.rules import (
     DEFAULT_RULES,
     DELIVERY,
@@ -46,7 +46,7 @@ from gridsim.kitchen.rules import (
     check_inventory,
     compile_tables,
 )
-from gridsim.levels import builtin_level_names, find_level
+from gridsim.lookup import builtin_level_names, find_level
 
 __all__ = [
     "KitchenLevel",
@@ -301,21 +301,12 @@ def builtin_kitchen_names() -> list[str]:
 
 
 def find_kitchen_level(level: str | Path, level_directory: str | Path | None = None) -> Path:
-    """:func:`gridsim.levels.find_level`, also trying ``kitchen/<name>`` for a bare name.
+    """:func:`gridsim.lookup.find_level`, also trying ``kitchen/<name>`` for a bare name.
 
     Raises:
         LevelNotFoundError: nothing matched; the error lists every path tried.
     """
-    try:
-        return find_level(level, level_directory)
-    except LevelNotFoundError as e:
-        bare = isinstance(level, str) and "/" not in level and not level.endswith(".txt")
-        if not bare:
-            raise
-        try:
-            return find_level(f"kitchen/{level}", level_directory)
-        except LevelNotFoundError as e2:
-            raise LevelNotFoundError(level, e.tried + e2.tried) from None
+    return find_level(level, level_directory, family="kitchen")
 
 
 @functools.lru_cache(maxsize=256)

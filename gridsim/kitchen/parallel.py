@@ -37,7 +37,7 @@ class KitchenParallelEnv(ParallelEnv):
 
     def __init__(self, level: str = "kitchen/open-divider_salad", num_agents: int = 2,
                  max_episode_steps: int = 100, render_mode: str | None = None, **kwargs: Any):
-        from gridsim.envs.kitchen import KitchenVectorEnv
+        from gridsim.kitchen.env import KitchenVectorEnv
 
         self._vec = KitchenVectorEnv(num_envs=num_agents, level=level, num_agents=num_agents, agent_rows=True,
                                      max_episode_steps=max_episode_steps, render_mode=render_mode,

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gridsim.errors import LevelError, LevelNotFoundError
-from gridsim.levels import LevelWarning, ParsedLevel, read_level
+from gridsim.errors import LevelError
+from gridsim.lookup import read_level
 from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Symbol, get_alphabet
+from gridsim.textmap import LevelWarning, ParsedLevel
 
 __all__ = [
     "LevelWarning",
@@ -262,17 +263,8 @@ def _compile(parsed: ParsedLevel, alph: Alphabet, unknown) -> tuple[NavLevel, st
 
 
 def read_nav_level(level: str | Path, level_directory: str | Path | None = None) -> ParsedLevel:
-    """:func:`gridsim.levels.read_level`, also trying ``nav/<name>`` for a bare name."""
-    try:
-        return read_level(level, level_directory)
-    except LevelNotFoundError as e:
-        bare = isinstance(level, str) and "/" not in level and not level.endswith(".txt")
-        if not bare or level.startswith("="):
-            raise
-        try:
-            return read_level(f"nav/{level}", level_directory)
-        except LevelNotFoundError as e2:
-            raise LevelNotFoundError(level, e.tried + e2.tried) from None
+    """:func:`gridsim.lookup.read_level`, also trying ``nav/<name>`` for a bare name."""
+    return read_level(level, level_directory, family="nav")
 
 
 def load_nav_level(

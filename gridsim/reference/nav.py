@@ -191,7 +191,7 @@ class ReferenceNavEnv(gym.Env):
 
     def __init__(self, level: NavLevel, *, actions: str = "1d_discrete", obs_type: str = "coords",
                  max_episode_steps: int | None = None, randomize_goals: bool = False):
-        from gridsim.envs.nav import nav_spaces
+        from gridsim.nav.env import nav_spaces
 
         self.level = level
         self.actions = actions

@@ -11,14 +11,15 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim import _core
-from gridsim.api.families import COMMON_SETTINGS, RobomanApi
-from gridsim.api.settings import Setting, accepts_settings
-from gridsim.envs.single import SingleEnvView
-from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASKS, parse_task
-from gridsim.state import RobomanState
+from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
+from gridsim.family import Family, Register
+from gridsim.roboman.api import RobomanApi
+from gridsim.roboman.state import RobomanState
+from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, parse_task
+from gridsim.single import SingleEnvView
 from gridsim.vector import AUTORESET_CODES, GridVectorEnv
 
-__all__ = ["RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
+__all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
 OBS_TYPES = {"vector": 0, "grid": 1}
 BACKGROUND = (122, 122, 122)
@@ -225,6 +226,10 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         """Valid actions of every env as bool (N, 7), **True = valid** (the inverse of ``infos["action_mask"]``)."""
         return self.state.action_mask == 0
 
+    def compiled_level(self) -> tuple:
+        """The tasks the envs draw from (gridroboman has no map)."""
+        return self.tasks
+
     def get_task(self, index: int = 0) -> str:
         """The name of env ``index``'s current task."""
         return TASKS[int(self.state.task[self._index(index)])].name
@@ -365,3 +370,27 @@ class RobomanEnv(SingleEnvView):
     vector_class = RobomanVectorEnv
 
 
+def register_ids(register: Register):
+    """``gridsim/Gridroboman-<Task>-v0`` for the 36 tasks.
+
+    Gridroboman truncates by itself (timer == 50), so no spec-level limit: a TimeLimit
+    wrapper would truncate with >= instead.
+    """
+    for task in TASKS:
+        kind = TASK_KINDS[task.kind].replace("{X}", "X").replace("{Y}", "Y")
+        kwargs = {"task": kind, "x_obj": OBJECT_NAMES[task.x_obj],
+                  "y_obj": OBJECT_NAMES[task.y_obj] if task.y_obj >= 0 else -1}
+        register(task.env_id, None, kwargs)
+
+
+FAMILY = Family(
+    name="roboman",
+    vector_env=RobomanVectorEnv,
+    single_env=RobomanEnv,
+    register_ids=register_ids,
+    takes_map=False,
+    bench_level="StackRedOnGreen",
+    bench_level_format="roboman:{}",
+    play_keys={"up": 1, "down": 2, "left": 3, "right": 4, "l": 5, "p": 6, "n": 0},
+    play_help="arrows move, L lift, P put, N wait",
+)

@@ -1,18 +1,20 @@
 """``gridsim.Level`` and ``gridsim.make``: a level is a family, what it plays and its settings.
 
-A level module (found by :func:`gridsim.api.lookup.resolve_level`) defines ``LEVEL``, a
+A level module (found by :func:`gridsim.lookup.resolve_level`) defines ``LEVEL``, a
 :class:`Level`, or ``make(argument) -> Level``. A text map becomes a :class:`Level` of the
 family its path names. :meth:`Level.make_env` builds the family's batched env, whose
 kernel does all per-step work; the level's Python runs only at construction.
+:class:`LevelEnv` is the one-env view of any level. Families come from
+:data:`gridsim.families.FAMILIES`.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gridsim.api.lookup import LevelSource, import_level_module, resolve_level
 from gridsim.api.settings import (
     RESERVED_ALIASES,
     Setting,
@@ -21,19 +23,12 @@ from gridsim.api.settings import (
     format_value,
     merge_settings,
 )
+from gridsim.families import FAMILIES, family_row
+from gridsim.lookup import LevelSource, import_level_module, read_level, resolve_level
+from gridsim.single import SingleEnvView
+from gridsim.textmap import parse_level_text
 
-__all__ = ["FAMILIES", "Level", "load_level", "make"]
-
-FAMILIES = ("nav", "roboman", "kitchen")
-
-
-def _family_class(family: str):
-    from gridsim.envs import KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
-
-    classes = {"nav": NavVectorEnv, "roboman": RobomanVectorEnv, "kitchen": KitchenVectorEnv}
-    if family not in classes:
-        raise ValueError(f"unknown family {family!r}; gridsim has {list(classes)}")
-    return classes[family]
+__all__ = ["Level", "LevelEnv", "load_level", "make"]
 
 
 class Level:
@@ -67,7 +62,7 @@ class Level:
     def __init__(self, family: str, *, map: str | Path | None = None, defaults: Mapping[str, Any] | None = None,
                  settings: Mapping[str, Setting] | None = None, name: str | None = None, description: str = "",
                  **family_kwargs: Any):
-        cls = _family_class(family)
+        cls = family_row(family).vector_env
         self.family = family
         self.map = map
         self.defaults = dict(defaults or {})
@@ -86,7 +81,7 @@ class Level:
     @property
     def env_class(self) -> type:
         """The family's vector env class."""
-        return _family_class(self.family)
+        return family_row(self.family).vector_env
 
     def declared_settings(self) -> dict[str, Setting]:
         """Every setting: the family's, then the level's own."""
@@ -125,18 +120,19 @@ class Level:
         if self.map is not None:
             if isinstance(self.map, Path):
                 kwargs["level"] = self.map
-            elif self.family == "nav" or self.family == "kitchen":
+            elif family_row(self.family).takes_map:
                 kwargs["level"] = "=" + self.map
         return kwargs
 
     def compile(self, settings: Mapping[str, Any] | None = None):
         """The family's compiled level (arrays and tables the kernel reads).
 
-        A ``gridsim.nav.NavLevel``, a ``gridsim.kitchen.KitchenLevel`` or the gridroboman task tuple.
+        A ``gridsim.nav.NavLevel``, a ``gridsim.kitchen.KitchenLevel`` or the gridroboman task tuple
+        (the env's :meth:`~gridsim.GridVectorEnv.compiled_level`).
         """
         env = self.make_env(1, settings=settings)
         try:
-            return env.level if self.family != "roboman" else env.tasks
+            return env.compiled_level()
         finally:
             env.close()
 
@@ -207,33 +203,19 @@ def _text_level(src: LevelSource, family: str | None) -> Level:
     first = src.name.replace("\\", "/").split("/", 1)[0] if src.kind == "text" else None
     meta: dict[str, str] = {}
     text = src.text if src.kind == "inline" else None
-    if src.kind == "text" and first not in FAMILIES:
+    if src.kind == "text":
         with open(src.path, encoding="utf-8") as f:
             head = f.read(4096)
         if head.lstrip().startswith("%gridsim"):
-            from gridsim.levels import read_level
-
             meta = dict(read_level(src.path).meta)
-    elif src.kind == "inline" and text is not None and text.lstrip().startswith("%gridsim"):
-        from gridsim.levels import parse_level_text
-
+    elif text is not None and text.lstrip().startswith("%gridsim"):
         meta = dict(parse_level_text(text).meta)
     fam = family or (first if first in FAMILIES else None) or meta.get("family")
     if fam is None:
         raise ValueError(f"level {src.name!r}: cannot tell its family; pass family= ({', '.join(FAMILIES)})")
     if src.argument:
         raise ValueError(f"level {src.name!r} is a text map; it takes no ':{src.argument}' argument")
-    defaults: dict[str, Any] = {}
-    if fam == "nav":
-        from gridsim.levels import read_level
-
-        parsed = read_level(src.path) if src.kind == "text" else None
-        meta = dict(parsed.meta) if parsed is not None else meta
-        for key in ("obs_type", "actions", "alphabet", "view_size"):
-            if key in meta:
-                defaults[key] = meta[key]
-        if "max_episode_steps" in meta:
-            defaults["max_steps"] = meta["max_episode_steps"]
+    defaults = family_row(fam).level_defaults(meta)
     level_map: str | Path | None = src.path if src.kind == "text" else text
     return Level(fam, map=level_map, defaults=defaults, name=src.name)
 
@@ -261,7 +243,8 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
             raise ValueError(f"level {src.name!r} is of family {lvl.family!r}, not {family!r}")
         return lvl, src
     if src.kind == "inline" and family is None:
-        raise ValueError("an inline level ('=' + map text) needs family= (nav or kitchen)")
+        raise ValueError("an inline level ('=' + map text) needs family= ("
+                         f"{' or '.join(n for n, f in FAMILIES.items() if f.takes_map)})")
     return _text_level(src, family), src
 
 
@@ -305,3 +288,18 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         raise TypeError("make() needs a level (or the setting 'levelName')")
     lvl, src = load_level(level, level_directory, family)
     return lvl.make_env(num_envs, settings=flat, source=src, **kwargs)
+
+
+class LevelEnv(SingleEnvView):
+    """One env (``gymnasium.Env``) of any level name, through :func:`gridsim.make`.
+
+    ``gymnasium.make("gridsim/Level-v0", level="examples/maze:21")`` builds it; the keyword
+    arguments are :func:`gridsim.make`'s (``settings``, ``level_directory``, ``family``,
+    and the family's own).
+    """
+
+    def __init__(self, level, render_mode: str | None = None, *, settings=None, level_directory=None,
+                 family: str | None = None, **kwargs: Any):
+        lvl, src = load_level(level, level_directory, family)
+        self.vector_class = functools.partial(lvl.make_env, settings=settings, source=src)
+        super().__init__(render_mode=render_mode, **kwargs)

@@ -10,16 +10,19 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim import _core
-from gridsim.api.families import COMMON_SETTINGS, NavApi
-from gridsim.api.settings import Setting, accepts_settings
-from gridsim.envs.single import SingleEnvView
-from gridsim.levels import parse_level_text
+from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
+from gridsim.family import Family, Register
+from gridsim.lookup import builtin_level_names, read_level
 from gridsim.nav.alphabet import F_WALKABLE
+from gridsim.nav.api import NavApi
 from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level, read_nav_level
-from gridsim.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState
+from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState
+from gridsim.single import SingleEnvView
+from gridsim.textmap import parse_level_text
 from gridsim.vector import AUTORESET_CODES, GridVectorEnv
 
-__all__ = ["NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES"]
+__all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES",
+           "PIXELWORLD_IDS"]
 
 # Level settings (``[meta]`` keys) that are constructor defaults, with their types.
 META_DEFAULTS = {"max_episode_steps": int, "obs_type": str, "actions": str, "alphabet": str,
@@ -438,3 +441,51 @@ def make_nav_vec(level: str, num_envs: int = 1, **kwargs: Any) -> NavVectorEnv:
         if key in parsed.meta and key not in kwargs:
             kwargs[key] = cast(parsed.meta[key])
     return NavVectorEnv(num_envs=num_envs, level=level, **kwargs)
+
+
+# The original PixelWorld ids: version -> (alphabet, map stem).
+PIXELWORLD_IDS = {
+    0: ("navigation", "room1_small"),
+    1: ("noisy", "room2_small"),
+    2: ("noisy", "room3_small"),
+    3: ("noisy", "room4_small"),
+    4: ("noisy", "room5_medium"),
+    5: ("noisy", "room5_medium_walls"),
+}
+DEFAULT_MAX_STEPS = 100
+# A text level's [meta] keys that are env defaults: meta key -> setting.
+LEVEL_META_SETTINGS = {"obs_type": "obs_type", "actions": "actions", "alphabet": "alphabet",
+                       "view_size": "view_size", "max_episode_steps": "max_steps"}
+
+
+def register_ids(register: Register):
+    """PixelWorld-v0..v5 (the original's ids) and ``gridsim/Nav-<level>-v0`` for every built-in map."""
+    for version, (alphabet, stem) in PIXELWORLD_IDS.items():
+        register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS, {"level": f"nav/{stem}", "alphabet": alphabet})
+    for name in builtin_level_names("nav"):
+        meta = read_level(name).meta
+        kwargs = {"level": name}
+        for key in ("alphabet", "obs_type", "actions"):
+            if key in meta:
+                kwargs[key] = meta[key]
+        steps = int(meta.get("max_episode_steps", DEFAULT_MAX_STEPS))
+        register(f"gridsim/Nav-{name.split('/', 1)[1]}-v0", steps, kwargs)
+
+
+def level_defaults(meta: Mapping[str, str]) -> dict[str, Any]:
+    """The env defaults a navigation map's ``[meta]`` table sets."""
+    return {setting: meta[key] for key, setting in LEVEL_META_SETTINGS.items() if key in meta}
+
+
+FAMILY = Family(
+    name="nav",
+    vector_env=NavVectorEnv,
+    single_env=NavEnv,
+    register_ids=register_ids,
+    level_defaults=level_defaults,
+    bench_level="nav/room5_medium",
+    bench_kwargs={"max_episode_steps": DEFAULT_MAX_STEPS},
+    bench_obs_types=("coords", "view", "image"),
+    play_keys={"up": 0, "right": 1, "down": 2, "left": 3},
+    play_help="arrows move",
+)

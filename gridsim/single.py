@@ -1,4 +1,4 @@
-"""Single-env views: a ``gymnasium.Env`` over a family's vector env with one row."""
+"""The single-env view: a ``gymnasium.Env`` over a family's vector env with one row."""
 
 from __future__ import annotations
 
@@ -94,22 +94,3 @@ class SingleEnvView(gym.Env):
         """Close the underlying vector env (idempotent)."""
         if not self._vec.closed:
             self._vec.close()
-
-
-class LevelEnv(SingleEnvView):
-    """One env (``gymnasium.Env``) of any level name, through :func:`gridsim.make`.
-
-    ``gymnasium.make("gridsim/Level-v0", level="examples/maze:21")`` builds it; the keyword
-    arguments are :func:`gridsim.make`'s (``settings``, ``level_directory``, ``family``,
-    and the family's own).
-    """
-
-    def __init__(self, level, render_mode: str | None = None, *, settings=None, level_directory=None,
-                 family: str | None = None, **kwargs: Any):
-        import functools
-
-        from gridsim.api.level import load_level
-
-        lvl, src = load_level(level, level_directory, family)
-        self.vector_class = functools.partial(lvl.make_env, settings=settings, source=src)
-        super().__init__(render_mode=render_mode, **kwargs)

@@ -11,15 +11,18 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim import _core
-from gridsim.api.families import COMMON_SETTINGS, KitchenApi
-from gridsim.api.settings import Setting, accepts_settings
-from gridsim.envs.single import SingleEnvView
+from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
+from gridsim.family import Family, Register
+from gridsim.kitchen.api import KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
+from gridsim.kitchen.render import render_ansi
 from gridsim.kitchen.rules import DEFAULT_RULES
-from gridsim.state import KitchenState
+from gridsim.kitchen.state import KitchenState
+from gridsim.lookup import builtin_level_names
+from gridsim.single import SingleEnvView
 from gridsim.vector import AUTORESET_CODES, GridVectorEnv
 
-__all__ = ["KitchenEnv", "KitchenVectorEnv"]
+__all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
 
 TILE_COLORS = np.array([(230, 225, 210), (150, 110, 70), (200, 200, 160), (60, 60, 60)], np.uint8)
 AGENT_COLORS = np.array([(40, 80, 230), (210, 40, 200), (230, 200, 30), (40, 170, 60)], np.uint8)
@@ -352,8 +355,6 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
 
     def render_text(self, index: int = 0) -> str:
         """Row ``index``'s kitchen as text: map characters, agents 1-4, items (t/T, l/L, o/O, p, m)."""
-        from gridsim.reference.kitchen import render_ansi
-
         return render_ansi(self.level, self.get_state(index))
 
 
@@ -372,3 +373,20 @@ class KitchenEnv(SingleEnvView):
     """
 
     vector_class = KitchenVectorEnv
+
+
+def register_ids(register: Register):
+    """``gridsim/Kitchen-<level>-v0`` for every built-in kitchen, with two agents."""
+    for name in builtin_level_names("kitchen"):
+        register(f"gridsim/Kitchen-{name.split('/', 1)[1]}-v0", 100, {"level": name, "num_agents": 2})
+
+
+FAMILY = Family(
+    name="kitchen",
+    vector_env=KitchenVectorEnv,
+    single_env=KitchenEnv,
+    register_ids=register_ids,
+    bench_level="kitchen/open-divider_salad",
+    bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view
+    agents_per_env=2,
+)

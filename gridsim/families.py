@@ -1,0 +1,33 @@
+"""The one table of families: name -> :class:`gridsim.family.Family`.
+
+The registry, the CLI (``list``, ``check``, ``bench``, ``play``), :func:`gridsim.make`,
+the level API and the benchmarks read the families from here. Adding a family is its
+folder plus one row below (and its kernel include in ``gridsim/_core.pyx``).
+"""
+
+from __future__ import annotations
+
+from gridsim.family import Family
+from gridsim.kitchen.env import FAMILY as KITCHEN
+from gridsim.nav.env import FAMILY as NAV
+from gridsim.roboman.env import FAMILY as ROBOMAN
+
+__all__ = ["FAMILIES", "family_of", "family_row"]
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (NAV, ROBOMAN, KITCHEN)}
+
+
+def family_row(name: str) -> Family:
+    """The row of family ``name``; a ValueError lists the families."""
+    if name not in FAMILIES:
+        raise ValueError(f"unknown family {name!r}; gridsim has {list(FAMILIES)}")
+    return FAMILIES[name]
+
+
+def family_of(env) -> Family:
+    """The row of a vector or single env (or a wrapper around one)."""
+    env = getattr(env, "unwrapped", env)
+    for f in FAMILIES.values():
+        if isinstance(env, (f.vector_env, f.single_env)):
+            return f
+    raise TypeError(f"{type(env).__name__} is not an env of a gridsim family")

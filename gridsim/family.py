@@ -1,0 +1,58 @@
+"""What a family plugs into the engine: one :class:`Family` row of ``gridsim.families``.
+
+A family is a folder (``gridsim/<name>/``) holding its rules and data, its level
+compiler, its state fields, its env classes, its kernel include (``_kernel.pxi``)
+and its renderers. Everything outside the folder that needs to know about a family
+(the registry, the CLI, :func:`gridsim.make`, the level API, the benchmarks) reads
+its row instead of naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Family", "Register"]
+
+# register(env_id, max_episode_steps, kwargs): registers one Gymnasium id of the family's env classes.
+Register = Callable[[str, "int | None", dict], None]
+
+
+def _no_defaults(meta: Mapping[str, str]) -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family's row in the family table.
+
+    Attributes:
+        name: the family's name (its folder, and the first part of its built-in level names).
+        vector_env: the :class:`gridsim.GridVectorEnv` subclass.
+        single_env: its one-env ``gymnasium.Env`` view.
+        register_ids: registers the family's Gymnasium ids with the ``register`` it is given.
+        takes_map: a :class:`gridsim.Level` map text is passed to the env as ``level="=" + map``.
+        level_defaults: the env defaults a text level's ``[meta]`` table sets (``max_steps`` etc.).
+        bench_level: the level ``bench/bench_step.py`` times by default (its ``--level``).
+        bench_level_format: turns a ``--level`` into a :func:`gridsim.make` name (roboman: a task).
+        bench_kwargs: keyword arguments of a benchmark batch (``gridsim bench``, ``bench/``).
+        bench_obs_types: the observation types ``gridsim bench`` times by default (None: the level's).
+        agents_per_env: agents acting in one row of the batch, for agent-steps per second.
+        play_keys: key name -> action of ``gridsim play`` (None: no manual play).
+        play_help: the keys' one-line help.
+    """
+
+    name: str
+    vector_env: type
+    single_env: type
+    register_ids: Callable[[Register], None]
+    takes_map: bool = True
+    level_defaults: Callable[[Mapping[str, str]], dict[str, Any]] = _no_defaults
+    bench_level: str = ""
+    bench_level_format: str = "{}"
+    bench_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    bench_obs_types: tuple[str | None, ...] = (None,)
+    agents_per_env: int = 1
+    play_keys: Mapping[str, int] | None = None
+    play_help: str = ""

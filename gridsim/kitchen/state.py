@@ -1,0 +1,108 @@
+"""The kitchen family's batch state: every array of a batch of kitchens."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.events import num_fields
+from gridsim.kitchen.api import KITCHEN_EVENTS
+from gridsim.state import alloc_episode_state, alloc_event_buffers, alloc_step_outputs, episode_limit
+
+__all__ = ["KitchenState"]
+
+
+class KitchenState:
+    """All arrays of a batch of kitchens.
+
+    Cells are ``y * W + x``. Items are ids of the level's ``KitchenTables`` (0 = no item).
+    K kitchens of A agents; R output rows: K, or K * A with ``agent_rows`` (row k * A + a).
+
+    Args:
+        level: the compiled kitchen level.
+        num_kitchens: K.
+        num_agents: A in 1..4.
+        agent_rows: one output row per agent (observations get a "this agent" channel).
+        channels_first: observations (C, H, W) instead of (H, W, C).
+        autoreset_mode: the kernel's AUTORESET_* code.
+        max_steps: truncated when the step count reaches it (0: never).
+        events: the kernel records events (``gridsim.events.KITCHEN_EVENTS``), per kitchen.
+        max_events: event slots per kitchen and step.
+    """
+
+    DYNAMIC = (
+        "agent_cell", "held", "tile_item", "delivered_bits", "solved", "n_delivered", "delivered_item",
+        "delivered_cell", "t", "episode", "key", "rng", "ep_return", "needs_reset", "reseed", "seeded",
+        "ep_max_steps", "event_type", "event_payload", "event_count", "event_dropped", "obs", "final_obs",
+        "final_mask", "rewards", "terminated", "truncated", "stat_mask", "stat_return", "stat_length",
+        "stat_success", "stat_dishes",
+    )
+
+    def __init__(self, level, num_kitchens: int, num_agents: int, *, agent_rows: bool = False,
+                 channels_first: bool = False, autoreset_mode: int = 0, max_steps: int = 0,
+                 events: bool = False, max_events: int = 16):
+        tables = level.tables
+        K, A = int(num_kitchens), int(num_agents)
+        H, W = level.height, level.width
+        C = H * W
+        self.level = level
+        self.num_kitchens, self.num_agents = K, A
+        self.agent_rows = int(bool(agent_rows))
+        self.num_rows = K * A if agent_rows else K
+        self.num_envs = self.num_rows
+        self.height, self.width = H, W
+        self.channels_first = int(bool(channels_first))
+        self.autoreset_mode = autoreset_mode
+        self.max_steps = int(max_steps)
+        # ---- level tables
+        self.tile_kind = np.ascontiguousarray(level.tiles.reshape(C), np.uint8)  # (C,)
+        self.init_item = np.zeros(C, np.int16)  # (C,) item at reset, 0 none
+        for (x, y), name in level.initial_items.items():
+            self.init_item[y * W + x] = tables.item_id(name)
+        self.start_cell = np.array([y * W + x for x, y in level.starts[:A]], np.int16)  # (A,)
+        self.chop_to = np.ascontiguousarray(tables.chop_to, np.int16)  # (I,)
+        self.merge_to = np.ascontiguousarray(tables.merge_to, np.int16)  # (I, I)
+        self.deliverable = np.ascontiguousarray(tables.deliverable, np.uint8)  # (I,)
+        self.dish_of = np.ascontiguousarray(tables.dish_of, np.uint32)  # (I,)
+        self.num_components = len(tables.component_names)
+        if self.num_components > 16:
+            raise ValueError(f"at most 16 item components fit the kernel, the rules have {self.num_components}")
+        present = (np.asarray(tables.components) > 0).astype(np.uint16)
+        self.comp_bits = (present << np.arange(self.num_components, dtype=np.uint16)).sum(1).astype(np.uint16)
+        self.all_recipes = int(tables.goal_mask)
+        self.obs_channels = tables.obs_channels + (1 if agent_rows else 0)
+        self.base_obs = np.zeros((H, W, self.obs_channels), np.uint8)  # the tile one-hot
+        self.base_obs[np.arange(H)[:, None], np.arange(W)[None, :], level.tiles] = 1
+        if channels_first:
+            self.base_obs = np.ascontiguousarray(self.base_obs.transpose(2, 0, 1))
+        self.base_obs = self.base_obs.reshape(-1)
+        for arr in (self.tile_kind, self.init_item, self.start_cell, self.chop_to, self.merge_to,
+                    self.deliverable, self.dish_of, self.comp_bits, self.base_obs):
+            arr.setflags(write=False)
+        # Every component can be delivered at most once, and a delivery takes two or more.
+        D = max(1, sum(int(np.asarray(tables.components)[tables.item_id(n)].sum())
+                       for n in level.initial_items.values()) // 2)
+        # ---- per-kitchen state
+        self.agent_cell = np.tile(self.start_cell, (K, 1))  # (K, A)
+        self.held = np.zeros((K, A), np.int16)  # (K, A) 0 = nothing
+        self.tile_item = np.tile(self.init_item, (K, 1))  # (K, C)
+        self.delivered_bits = np.zeros((K, C), np.uint16)  # (K, C)
+        self.solved = np.zeros(K, np.uint32)  # (K,) recipe bits delivered
+        self.n_delivered = np.zeros(K, np.int16)
+        self.delivered_item = np.zeros((K, D), np.int16)  # (K, D)
+        self.delivered_cell = np.zeros((K, D), np.int16)
+        self.t = np.zeros(K, np.int32)
+        alloc_episode_state(self, K)  # keys are recorded only: kitchens draw nothing
+        self.ep_max_steps = np.full(K, episode_limit(self.max_steps), np.int32)  # (K,) this episode's limit
+        # A step records at most one event per agent plus goal_reached.
+        alloc_event_buffers(self, K, max_events, num_fields(KITCHEN_EVENTS), events)
+        self.moves = np.zeros((K, A), np.int8)  # scratch
+        # ---- outputs, per row
+        R = self.num_rows
+        shape = (self.obs_channels, H, W) if channels_first else (H, W, self.obs_channels)
+        alloc_step_outputs(self, R, shape, np.uint8)
+        self.stat_success = np.zeros(R, np.bool_)
+        self.stat_dishes = np.zeros(R, np.int32)
+
+    def nbytes_per_env(self) -> float:
+        """Bytes of state and output buffers per kitchen."""
+        return sum(getattr(self, n).nbytes for n in self.DYNAMIC) / self.num_kitchens

@@ -1,0 +1,234 @@
+"""The one level resolver, after Lab2D: ``level_directory`` first, then the built-ins.
+
+A name resolves to one of three sources: a Python module (``<name>.py`` or
+``<name>/__init__.py``) defining ``LEVEL`` or ``make(argument)``, a text map
+(``<name>.txt``), or an inline map (``"=" + text``). Every family and
+:func:`gridsim.make` find levels through :func:`resolve_level`; :func:`find_level`
+and :func:`read_level` are its text-map form.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.resources
+import importlib.util
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from gridsim.errors import LevelNotFoundError
+from gridsim.textmap import ParsedLevel, parse_level_text
+
+__all__ = [
+    "LevelSource",
+    "builtin_level_names",
+    "builtin_root",
+    "find_level",
+    "import_level_module",
+    "read_level",
+    "resolve_level",
+]
+
+
+@functools.cache
+def builtin_root() -> Path:
+    """The folder of gridsim's built-in levels (one subfolder per family).
+
+    Installed, it is the package ``gridsim.builtin_levels``; in a source checkout it is
+    the repository's ``levels/`` folder. Never the working directory.
+    """
+    try:
+        return Path(str(importlib.resources.files("gridsim.builtin_levels")))
+    except ImportError:
+        return Path(__file__).resolve().parents[1] / "levels"
+
+
+def builtin_level_names(family: str) -> list[str]:
+    """Sorted names of the built-in text levels of a family, e.g. ``["nav/four_rooms", ...]``."""
+    return sorted(f"{family}/{p.stem}" for p in (builtin_root() / family).glob("*.txt"))
+
+
+@dataclass(frozen=True)
+class LevelSource:
+    """Where a level name led.
+
+    Attributes:
+        name: the name without its argument (``"examples/maze"``), or the path as given.
+        argument: the text after the last ``:`` (``""`` when there is none).
+        kind: ``"module"``, ``"text"`` or ``"inline"``.
+        path: the file found (None for inline maps).
+        builtin: the file lies among gridsim's built-in levels.
+        text: the map text of an inline level.
+    """
+
+    name: str
+    argument: str
+    kind: str
+    path: Path | None = None
+    builtin: bool = False
+    text: str | None = None
+
+    @property
+    def location(self) -> str:
+        """The ``level.path`` property: the file, ``builtin:<name>``, or ``<inline>``."""
+        if self.kind == "inline":
+            return "<inline>"
+        return f"builtin:{self.name}" if self.builtin else str(self.path)
+
+
+def _kind(path: Path) -> str:
+    return "text" if path.suffix == ".txt" else "module"
+
+
+def resolve_level(level: str | Path, level_directory: str | Path | None = None, *,
+                  family: str | None = None, text_only: bool = False) -> LevelSource:
+    """Resolve a level name (spec: lab2d_levels.md section 1).
+
+    1. A :class:`~pathlib.Path` is that file, with no argument and no search.
+    2. A str starting with ``=`` is an inline text map.
+    3. Otherwise the str is split at its last ``:`` into name and argument.
+    4. A name ending in ``.py`` or ``.txt`` is a file path (relative to the working directory).
+    5. Otherwise each root, ``level_directory`` first and then the built-in levels, is tried
+       for ``<name>.py``, ``<name>/__init__.py`` and ``<name>.txt``; the first file found wins.
+    6. With ``family``, a bare name (no ``/``) that step 5 does not find is tried again as
+       ``<family>/<name>``.
+
+    Args:
+        level: the name, path or inline map.
+        level_directory: a folder searched before the built-in levels.
+        family: the folder a bare name may also live in (step 6).
+        text_only: look for text maps only: the name is not split at ``:``, only
+            ``.txt`` names are paths, and only ``<name>.txt`` is tried in each root.
+
+    Raises:
+        LevelNotFoundError: nothing found; the message lists every path tried.
+    """
+    if isinstance(level, Path):
+        if level.is_file():
+            return LevelSource(str(level), "", _kind(level), level)
+        raise LevelNotFoundError(str(level), [str(level)])
+    if not isinstance(level, str):
+        raise TypeError(f"level must be a str or a pathlib.Path, got {type(level).__name__}")
+    if level.startswith("="):
+        return LevelSource("<inline>", "", "inline", text=level[1:])
+    name, sep, argument = ("", "", "") if text_only else level.rpartition(":")
+    if not sep:
+        name, argument = level, ""
+    if not name:
+        raise LevelNotFoundError(level, [])
+    if name.endswith(".txt" if text_only else (".py", ".txt")):
+        path = Path(name)
+        if path.is_file():
+            return LevelSource(name, argument, _kind(path), path)
+        raise LevelNotFoundError(level, [str(path)])
+    tried: list[str] = []
+    names = [name] + ([f"{family}/{name}"] if family is not None and "/" not in name else [])
+    for candidate_name in names:
+        found = _search(candidate_name, level_directory, text_only, tried)
+        if found is not None:
+            path, builtin = found
+            return LevelSource(candidate_name, argument, _kind(path), path, builtin=builtin)
+    raise LevelNotFoundError(level, tried)
+
+
+def _search(name: str, level_directory: str | Path | None, text_only: bool,
+            tried: list[str]) -> tuple[Path, bool] | None:
+    """The first file of ``name`` in the roots (and whether it is built in); appends to ``tried``."""
+    roots = ([(Path(level_directory), False)] if level_directory is not None else [])
+    roots.append((builtin_root(), True))
+    for root, builtin in roots:
+        candidates = (root / f"{name}.txt",) if text_only else \
+            (root / f"{name}.py", root / name / "__init__.py", root / f"{name}.txt")
+        for candidate in candidates:
+            tried.append(str(candidate))
+            if candidate.is_file():
+                return candidate, builtin
+    return None
+
+
+def find_level(name: str | Path, level_directory: str | Path | None = None, *,
+               family: str | None = None) -> Path:
+    """Resolve a text-map name to its file (:func:`resolve_level` with ``text_only=True``).
+
+    A :class:`~pathlib.Path` is taken literally, and so is a str ending in ``.txt``
+    (relative to the working directory). Any other name is looked up as ``<name>.txt``
+    in ``level_directory`` first, then among the built-in levels, so a user directory
+    can shadow a built-in level of the same name.
+
+    Args:
+        name: a level name such as ``"nav/four_rooms"``, or a path.
+        level_directory: an extra folder searched before the built-ins.
+        family: also try ``<family>/<name>`` for a bare name.
+
+    Returns:
+        The level file.
+
+    Raises:
+        LevelNotFoundError: nothing matched; the error lists every path tried.
+    """
+    path = resolve_level(name, level_directory, family=family, text_only=True).path
+    assert path is not None  # text_only never returns an inline level for a file name
+    return path
+
+
+@functools.lru_cache(maxsize=256)
+def _read_file(path: str, mtime_ns: int, size: int) -> ParsedLevel:
+    # mtime and size are part of the key, so an edited file is read again.
+    with open(path, "rb") as f:
+        return parse_level_text(f.read().decode("utf-8"), path)
+
+
+def read_level(level: str | Path, level_directory: str | Path | None = None, *,
+               family: str | None = None) -> ParsedLevel:
+    """Find and parse a text level.
+
+    Args:
+        level: a level name or path (see :func:`find_level`), or a str starting with
+            ``"="`` holding the map text itself (the rest of the string).
+        level_directory: an extra folder searched before the built-ins.
+        family: also try ``<family>/<name>`` for a bare name.
+
+    Returns:
+        The parsed level. Files are cached on (path, modification time, size).
+    """
+    if isinstance(level, str) and level.startswith("="):
+        return parse_level_text(level[1:])
+    path = find_level(level, level_directory, family=family)
+    st = path.stat()
+    return _read_file(str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+_modules: dict[str, ModuleType] = {}
+_lock = threading.Lock()
+
+
+def import_level_module(path: Path) -> ModuleType:
+    """Import a level module from its file, once per process per path.
+
+    It gets a private module name (so two levels called ``maze`` never collide); a
+    package level (``<name>/__init__.py``) can import its own submodules relatively.
+    """
+    key = str(Path(path).resolve())
+    with _lock:
+        if key in _modules:
+            return _modules[key]
+        digest = hashlib.sha1(key.encode()).hexdigest()[:12]
+        mod_name = f"_gridsim_level_{digest}"
+        package = Path(key).name == "__init__.py"
+        spec = importlib.util.spec_from_file_location(
+            mod_name, key, submodule_search_locations=[str(Path(key).parent)] if package else None
+        )
+        if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
+            raise ImportError(f"cannot import level module {key}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[mod_name]
+            raise
+        _modules[key] = module
+        return module

@@ -1,0 +1,101 @@
+"""The navigation family's part of the level API: observations, actions, properties and events.
+
+A base of :class:`gridsim.nav.NavVectorEnv`; it reads the env's state arrays and never steps anything.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.api.properties import Property, PropertyTable
+from gridsim.api.specs import ActionSpec, ObsSpec
+from gridsim.api.surface import LevelApi, ObservationEntry, parse_pair, texts_of
+from gridsim.events import EventSpec
+
+__all__ = ["NAV_EVENTS", "NavApi"]
+
+# Order matters: an event's type id is its 1-based position (the kernel's NAV_EV_* ids).
+NAV_EVENTS: tuple[EventSpec, ...] = (
+    EventSpec("goal_reached", ("row", "col")),    # the step ends on a terminal cell
+    EventSpec("tile_collected", ("row", "col")),  # a collectible cell was collected
+    EventSpec("wall_bump", ("row", "col")),       # the move"s target cell is not walkable
+)
+
+
+class NavApi(LevelApi):
+    """PixelWorld's observations ``COORDS``, ``VIEW``, ``IMAGE``, ``WORLD.TEXT``; action ``MOVE``."""
+
+    EVENT_SPECS = NAV_EVENTS
+
+    def _observation_entries(self) -> dict[str, ObservationEntry]:
+        st = self.state
+        v = st.view_size
+        k = st.pixels_per_cell
+        H, W = st.height * k, st.width * k
+        image_shape = (3, H, W) if st.channels_first else (H, W, 3)
+        own = {"coords": "COORDS", "view": "VIEW", "image": "IMAGE"}[self.obs_type]
+        entries: dict[str, ObservationEntry] = {
+            "COORDS": (ObsSpec("COORDS", np.dtype(np.int32), (2,)), lambda: st.agent_pos),
+            "VIEW": (ObsSpec("VIEW", np.dtype(np.uint8), (v, v)), self._views),
+            "IMAGE": (ObsSpec("IMAGE", np.dtype(np.uint8), image_shape), self._images),
+            "WORLD.TEXT": (ObsSpec("WORLD.TEXT", np.dtype(str), ()), lambda: texts_of(self)),
+        }
+        entries[own] = (entries[own][0], lambda: st.obs.copy())
+        return entries
+
+    def _views(self) -> np.ndarray:
+        st = self.state
+        P, v = st.pad, st.view_size
+        grids = st.grid[st.grid_index].reshape(self.num_envs, st.height + 2 * P, st.row_stride)
+        rc = st.agent_pos + P - v // 2
+        rows = rc[:, 0, None, None] + np.arange(v)[None, :, None]
+        cols = rc[:, 1, None, None] + np.arange(v)[None, None, :]
+        return grids[np.arange(self.num_envs)[:, None, None], rows, cols].astype(np.uint8)
+
+    def _images(self) -> np.ndarray:
+        st = self.state
+        k = st.pixels_per_cell
+        out = np.empty((self.num_envs, st.height * k, st.width * k, 3), np.uint8)
+        for i in range(self.num_envs):
+            self.kernel.render_rgb(i, out[i], k)
+        return np.ascontiguousarray(out.transpose(0, 3, 1, 2)) if st.channels_first else out
+
+    def discrete_action_spec(self) -> list[ActionSpec]:
+        """``MOVE``, unless the actions are continuous."""
+        if self.actions == "2d_continuous":
+            return []
+        return [ActionSpec("MOVE", 0, int(self.single_action_space.n) - 1)]
+
+    def continuous_action_spec(self) -> list[ActionSpec]:
+        """``MOVE.ROW`` and ``MOVE.COL`` for ``2d_continuous``."""
+        if self.actions != "2d_continuous":
+            return []
+        return [ActionSpec("MOVE.ROW", -1.0, 1.0), ActionSpec("MOVE.COL", -1.0, 1.0)]
+
+    def _episode_steps(self) -> np.ndarray:
+        return self.state.step_count
+
+    def _family_properties(self, t: PropertyTable):
+        st = self.state
+
+        def get_pos(i):
+            r, c = self.get_state(i)["pos"]
+            return f"{r},{c}"
+
+        def set_pos(i, text):
+            self.set_state({"pos": parse_pair(text, "state.agent.pos")}, index=i)
+
+        def goals(i):
+            m = self.maps[0 if i is None else int(st.map_id[i])]
+            return ";".join(f"{r},{c}" for r, c in m.goal_cells)
+
+        def table(i):
+            P = st.pad
+            values = st.cell_reward[int(st.reward_index[i]), 0].reshape(st.height + 2 * P, st.row_stride)
+            return ",".join(repr(float(x)) for x in values[P : P + st.height, P : P + st.width].ravel())
+
+        t.add("state.agent.pos", Property(get_pos, set_pos, per_env=True, doc="row,col of the agent"))
+        t.add("agent.0.position", Property(get_pos, per_env=True, doc="row,col (every family has agent.<k>.position)"))
+        t.add("level.goals", Property(goals, per_env=len(self.maps) > 1, doc="terminal cells r,c;r,c"))
+        t.add("level.goal_cells", Property(goals, per_env=len(self.maps) > 1, doc="the same as level.goals"))
+        t.add("rewards.table", Property(table, per_env=True, doc="fixed rewards, row-major"))

@@ -1,0 +1,267 @@
+"""The navigation family's batch state: every array of a batch of PixelWorld envs.
+
+Abbreviations: N envs, M maps, H x W map size, P border width, T tile ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gridsim.events import num_fields
+from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
+from gridsim.nav.api import NAV_EVENTS
+from gridsim.nav.level import NavLevel
+from gridsim.state import alloc_episode_state, alloc_event_buffers, alloc_step_outputs, episode_limit
+
+__all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
+
+OBS_COORDS, OBS_IMAGE, OBS_VIEW = 0, 1, 2
+
+# Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
+UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3
+ACTION_CODES = {
+    "1d_discrete": (UP, RIGHT, DOWN, LEFT),
+    "1d_horizontal": (RIGHT, LEFT),
+    "1d_vertical": (DOWN, UP),
+    "2d_continuous": (),
+}
+
+
+
+class NavState:
+    """All arrays of a batch of navigation envs.
+
+    Maps are stored with a VOID border ``pad`` cells wide and flattened: cell
+    ``(row, col)`` is ``(row + pad) * (W + 2 * pad) + col + pad``; ``cell_rc`` maps
+    a cell back to ``(row, col)``.
+
+    Args:
+        maps: M compiled maps of one size and one alphabet.
+        num_envs: N.
+        map_id: (N,) which map each env uses (default: env i uses map i % M).
+        obs_kind: OBS_COORDS, OBS_IMAGE or OBS_VIEW.
+        view_size: side of the egocentric view (odd).
+        pixels_per_cell, channels_first: image observation layout.
+        actions: the action type name (a key of ACTION_CODES).
+        autoreset_mode: the kernel's AUTORESET_* code.
+        randomize_goals: keep one terminal cell per episode, the others become default tiles.
+        max_steps: truncation limit, 0 for none.
+        nan_to_zero: continuous NaN components count as 0 instead of raising.
+        events: the kernel records events (``gridsim.events.NAV_EVENTS``).
+        max_events: event slots per env and step.
+    """
+
+    # Arrays that make up the batch's dynamic state (saved by state_dict, in this order).
+    DYNAMIC = (
+        "grid", "cell_flags", "cell_reward", "agent_cell", "step_count", "episode", "key", "rng",
+        "ep_return", "needs_reset", "reseed", "start_override", "seeded", "obs", "rewards",
+        "terminated", "truncated", "stat_mask", "stat_return", "stat_length", "final_obs",
+        "final_mask", "ep_max_steps", "event_type", "event_payload", "event_count", "event_dropped",
+    )
+
+    def __init__(
+        self,
+        maps: Sequence[NavLevel],
+        num_envs: int,
+        *,
+        map_id: np.ndarray | None = None,
+        obs_kind: int = OBS_COORDS,
+        view_size: int = 7,
+        pixels_per_cell: int = 1,
+        channels_first: bool = False,
+        actions: str = "1d_discrete",
+        autoreset_mode: int = 0,
+        randomize_goals: bool = False,
+        max_steps: int = 0,
+        nan_to_zero: bool = False,
+        events: bool = False,
+        max_events: int = 16,
+    ):
+        first = maps[0]
+        alphabet = first.alphabet
+        for m in maps:
+            if (m.height, m.width) != (first.height, first.width):
+                raise ValueError(
+                    f"all maps of one batch need one size: {m.name} is {m.height}x{m.width}, "
+                    f"{first.name} is {first.height}x{first.width}"
+                )
+            if m.alphabet.key() != alphabet.key():
+                raise ValueError(f"all maps of one batch need one alphabet ({m.name} differs)")
+        if view_size < 1 or view_size % 2 == 0:
+            raise ValueError(f"view_size must be a positive odd number, got {view_size}")
+        N, M = int(num_envs), len(maps)
+        H, W = first.height, first.width
+        P = max(view_size // 2, 1)
+        Wp = W + 2 * P
+        C = (H + 2 * P) * Wp  # cells per stored map
+        self.alphabet = alphabet
+        self.maps = tuple(maps)
+        self.num_envs, self.height, self.width, self.pad = N, H, W, P
+        self.row_stride, self.map_cells = Wp, C
+        self.obs_kind, self.view_size = obs_kind, view_size
+        self.pixels_per_cell, self.channels_first = pixels_per_cell, int(bool(channels_first))
+        self.action_codes = ACTION_CODES[actions]
+        self.num_actions = len(self.action_codes)
+        self.autoreset_mode = autoreset_mode
+        self.randomize_goals = int(bool(randomize_goals))
+        self.max_steps = int(max_steps)
+        self.nan_to_zero = int(bool(nan_to_zero))
+        self.default_tile = alphabet.default_id
+        self.agent_color = np.asarray(alphabet.agent_color, np.uint8)
+
+        # ---- level tables, shared by all envs
+        flags = alphabet.flags
+        self.tile_flags = flags  # (T,) uint32
+        self.tile_color = alphabet.color  # (T, 3) uint8
+        self.dist_kind = alphabet.dist_kind  # (T,) int32
+        self.dist_a, self.dist_b = alphabet.dist_a, alphabet.dist_b  # (T,) float64
+        padded = np.full((M, H + 2 * P, Wp), VOID, np.uint8)
+        for k, m in enumerate(maps):
+            padded[k, P : P + H, P : P + W] = m.tiles
+        self.level_tiles = padded.reshape(M, C)  # (M, C) tile ids
+        self.level_flags = flags[self.level_tiles].astype(np.uint8)  # (M, C) F_* bits
+        rows, cols = np.divmod(np.arange(C), Wp)
+        self.cell_rc = np.stack([rows - P, cols - P], axis=1).astype(np.int32)  # (C, 2)
+        S = max(len(m.start_cells) for m in maps)
+        G = max(max(len(m.goal_cells) for m in maps), 1)
+        self.start_cells = np.zeros((M, S), np.int32)  # (M, S) cells, row-major
+        self.start_count = np.zeros(M, np.int32)
+        self.goal_cells = np.zeros((M, G), np.int32)  # (M, G) cells, row-major
+        self.goal_count = np.zeros(M, np.int32)
+        for k, m in enumerate(maps):
+            self.start_cells[k, : len(m.start_cells)] = self.cell_of(m.start_cells)
+            self.start_count[k] = len(m.start_cells)
+            self.goal_cells[k, : len(m.goal_cells)] = self.cell_of(m.goal_cells)
+            self.goal_count[k] = len(m.goal_cells)
+        # A map whose border has a walkable cell needs moves clamped into the map; a map
+        # walled all round never lets the agent reach its border.
+        border = np.ones((H, W), bool)
+        border[1:-1, 1:-1] = False
+        self.clamp = int(any((flags[m.tiles][border] & F_WALKABLE).any() for m in maps))
+        for arr in (self.level_tiles, self.level_flags, self.cell_rc, self.start_cells,
+                    self.start_count, self.goal_cells, self.goal_count):
+            arr.setflags(write=False)
+
+        has_collectible = any(flags[t] & F_COLLECTIBLE for t in np.unique(self.level_tiles))
+        has_goals = bool(self.goal_count.max() > 0)
+        self.mutable = int(has_collectible or (self.randomize_goals and has_goals))
+        d = alphabet.default_id
+        if self.mutable and not flags[d] & F_WALKABLE:
+            raise ValueError(
+                f"the default symbol {alphabet.default_symbol!r} must be accessible when cells can "
+                "turn into it (collectible symbols or randomize_goals)"
+            )
+        fixed_random = [
+            t for t in np.unique(self.level_tiles)
+            if not flags[t] & F_STOCHASTIC and alphabet.dist_kind[t] != 0
+        ]
+        if self.mutable and not flags[d] & F_STOCHASTIC and alphabet.dist_kind[d] != 0:
+            fixed_random.append(d)
+        self.per_env_table = int(bool(fixed_random))
+
+        # ---- per-env state
+        self.map_id = (np.arange(N, dtype=np.int32) % M) if map_id is None else \
+            np.ascontiguousarray(map_id, np.int32)  # (N,)
+        if self.mutable:
+            self.grid = self.level_tiles[self.map_id].copy()  # (N, C) current tiles
+            self.cell_flags = self.level_flags[self.map_id].copy()  # (N, C)
+            self.grid_index = np.arange(N, dtype=np.int32)
+        else:
+            # (M, C): static, shared by the envs of a map; the kernel never writes them.
+            self.grid = self.level_tiles.copy()
+            self.cell_flags = self.level_flags.copy()
+            self.grid_index = self.map_id.copy()
+        planes = 2 if self.mutable else 1
+        if self.per_env_table:
+            self.cell_reward = np.zeros((N, planes, C), np.float32)  # drawn at seeding
+            self.reward_index = np.arange(N, dtype=np.int32)
+        else:
+            self.cell_reward = np.stack([
+                self._pad(constant_reward_table(m, planes, self.randomize_goals)) for m in maps
+            ])  # (M, planes, C)
+            self.reward_index = self.map_id.copy()
+        # (N,) the agent's cell; a valid cell even before the first reset, so no step can
+        # ever index outside the map.
+        self.agent_cell = self.start_cells[self.map_id, 0].copy()
+        self.step_count = np.zeros(N, np.int32)
+        self.start_override = np.full(N, -1, np.int32)  # >= 0: start cell of the next reset
+        alloc_episode_state(self, N)
+        self.ep_max_steps = np.full(N, episode_limit(self.max_steps), np.int32)  # (N,) this episode's limit
+        alloc_event_buffers(self, N, max_events, num_fields(NAV_EVENTS), events)
+        alloc_step_outputs(self, N, self.obs_shape, self.obs_dtype)
+        self.moves = np.zeros(N, np.int8)  # scratch
+
+    def _pad(self, table: np.ndarray) -> np.ndarray:
+        """A (planes, H, W) table as (planes, C) over padded cells (0 on the border)."""
+        P = self.pad
+        out = np.zeros((table.shape[0], self.height + 2 * P, self.row_stride), table.dtype)
+        out[:, P : P + self.height, P : P + self.width] = table
+        return out.reshape(table.shape[0], self.map_cells)
+
+    def cell_of(self, rc) -> np.ndarray:
+        """Cells of ``(row, col)`` pairs, shape (..., 2) -> (...)."""
+        rc = np.asarray(rc, np.int64)
+        return ((rc[..., 0] + self.pad) * self.row_stride + rc[..., 1] + self.pad).astype(np.int32)
+
+    @property
+    def agent_pos(self) -> np.ndarray:
+        """(N, 2) int32 ``(row, col)`` of every agent (a fresh array)."""
+        return self.cell_rc[self.agent_cell]
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        """Shape of one env's observation."""
+        if self.obs_kind == OBS_COORDS:
+            return (2,)
+        if self.obs_kind == OBS_VIEW:
+            return (self.view_size, self.view_size)
+        h, w = self.height * self.pixels_per_cell, self.width * self.pixels_per_cell
+        return (3, h, w) if self.channels_first else (h, w, 3)
+
+    @property
+    def obs_dtype(self) -> type:
+        """The dtype of the observation."""
+        return np.int32 if self.obs_kind == OBS_COORDS else np.uint8
+
+    def nbytes_per_env(self) -> float:
+        """Bytes of state and output buffers per env (tables shared by envs count 1/N each)."""
+        total = 0
+        for name in self.DYNAMIC + ("map_id", "grid_index", "reward_index", "moves", "ended_rows"):
+            total += getattr(self, name).nbytes
+        return total / self.num_envs
+
+    def tiles_of(self, i: int) -> np.ndarray:
+        """The current (H, W) tile ids of env i (a copy)."""
+        P = self.pad
+        grid = self.grid[self.grid_index[i]].reshape(self.height + 2 * P, self.row_stride)
+        return grid[P : P + self.height, P : P + self.width].copy()
+
+    def set_tiles(self, i: int, tiles: np.ndarray):
+        """Write env i's current (H, W) tile ids (mutable levels only) and their flags."""
+        P = self.pad
+        g = self.grid_index[i]
+        grid = self.grid[g].reshape(self.height + 2 * P, self.row_stride)
+        grid[P : P + self.height, P : P + self.width] = tiles
+        self.cell_flags[g] = self.tile_flags[self.grid[g]].astype(np.uint8)
+
+def constant_reward_table(level: NavLevel, planes: int, randomize_goals: bool) -> np.ndarray:
+    """The fixed-reward table of a map whose fixed rewards are all constant: (planes, H, W) float32.
+
+    Plane 0 holds each cell's own value; plane 1 (mutable levels) the value a cell
+    has after it becomes the default tile, which only collectible cells and (with
+    randomized goals) terminal cells ever do.
+    """
+    a = level.alphabet
+    table = np.zeros((planes, level.height, level.width), np.float32)
+    own = np.where(a.flags[level.tiles] & F_STOCHASTIC, 0.0, a.dist_a[level.tiles])
+    table[0] = own
+    if planes == 2:
+        d = a.default_id
+        changeable = (a.flags[level.tiles] & F_COLLECTIBLE) != 0
+        if randomize_goals:
+            changeable |= (a.flags[level.tiles] & F_TERMINAL) != 0
+        alt = 0.0 if a.flags[d] & F_STOCHASTIC else a.dist_a[d]
+        table[1] = np.where(changeable, alt, own)
+    return table

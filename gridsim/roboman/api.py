@@ -1,0 +1,128 @@
+"""The manipulation family's part of the level API: observations, actions, properties and events.
+
+A base of :class:`gridsim.roboman.RobomanVectorEnv`; it reads the env's state arrays and never steps anything.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.api.properties import Property, PropertyTable
+from gridsim.api.specs import ActionSpec, ObsSpec
+from gridsim.api.surface import LevelApi, ObservationEntry, parse_pair, texts_of
+from gridsim.events import EventSpec
+
+__all__ = ["ROBOMAN_EVENTS", "RobomanApi"]
+
+# Order matters: an event's type id is its 1-based position (the kernel's ROBO_EV_* ids).
+ROBOMAN_EVENTS: tuple[EventSpec, ...] = (
+    EventSpec("object_lifted", ("obj", "from_below")),  # from_below: -1 = the floor
+    EventSpec("object_put", ("obj", "onto")),           # onto: -1 = the floor
+    EventSpec("goal_reached", ()),
+)
+
+
+_OBJECTS = ("red", "green", "blue")
+
+
+def _obj_or_none(text: str, what: str) -> int | None:
+    t = text.strip().lower()
+    if t == "none":
+        return None
+    if t not in _OBJECTS:
+        raise ValueError(f"{what} is none, red, green or blue, got {text!r}")
+    return _OBJECTS.index(t)
+
+
+class RobomanApi(LevelApi):
+    """gridroboman's observations ``STATE``, ``GRID``, ``ACTION_MASK``, ``TASK``, ``WORLD.TEXT``; action ``ACTION``."""
+
+    EVENT_SPECS = ROBOMAN_EVENTS
+
+    def _observation_entries(self) -> dict[str, ObservationEntry]:
+        st = self.state
+        n = st.obs_shape[0] if self.obs_type == "vector" else 11
+        entries: dict[str, ObservationEntry] = {
+            "STATE": (ObsSpec("STATE", np.dtype(np.float32), (n,)), self._vectors),
+            "GRID": (ObsSpec("GRID", np.dtype(np.uint8), (7, 7, 4)), self._grids),
+            "ACTION_MASK": (ObsSpec("ACTION_MASK", np.dtype(np.int8), (7,)), lambda: st.action_mask.copy()),
+            "TASK": (ObsSpec("TASK", np.dtype(str), ()),
+                     lambda: tuple(self.get_task(i) for i in range(self.num_envs))),
+            "WORLD.TEXT": (ObsSpec("WORLD.TEXT", np.dtype(str), ()), lambda: texts_of(self)),
+        }
+        own = "STATE" if self.obs_type == "vector" else "GRID"
+        entries[own] = (entries[own][0], lambda: st.obs.copy())
+        return entries
+
+    def _vectors(self) -> np.ndarray:
+        from gridsim.reference.roboman import roboman_obs
+
+        return np.stack([roboman_obs(self.get_state(i)) for i in range(self.num_envs)])
+
+    def _grids(self) -> np.ndarray:
+        from gridsim.reference.roboman import roboman_grid_obs
+
+        return np.stack([roboman_grid_obs(self.get_state(i)) for i in range(self.num_envs)])
+
+    def discrete_action_spec(self) -> list[ActionSpec]:
+        """``ACTION`` 0..6."""
+        return [ActionSpec("ACTION", 0, 6)]
+
+    def _episode_steps(self) -> np.ndarray:
+        return self.state.timer
+
+    def _setting_exclude_solved_starts(self):
+        return bool(self.kernel.exclude_solved)
+
+    def _write_setting_exclude_solved_starts(self, value: bool):
+        self.kernel.exclude_solved = int(value)
+        self.exclude_solved_starts = bool(value)
+
+    def _family_properties(self, t: PropertyTable):
+        def update(i, change):
+            s = self.get_state(i)
+            change(s)
+            self.set_state(s, index=i)
+
+        def xy(s):
+            return f"{s[0]},{s[1]}"
+
+        def name(j):
+            return "none" if j is None else _OBJECTS[j]
+
+        t.add("task.name", Property(lambda i: self.get_task(i), per_env=True))
+
+        def set_agent(i, text):
+            update(i, lambda s: s.__setitem__("agent_pos", parse_pair(text, "state.agent.pos")))
+
+        def set_held(i, text):
+            update(i, lambda s: s.__setitem__("lifted_obj_idx", _obj_or_none(text, "state.held")))
+
+        def set_timer(i, text):
+            update(i, lambda s: s.__setitem__("timer", int(text)))
+
+        t.add("state.agent.pos", Property(lambda i: xy(self.get_state(i)["agent_pos"]), set_agent, per_env=True,
+                                          doc="x,y of the agent"))
+        t.add("agent.0.position", Property(lambda i: xy(self.get_state(i)["agent_pos"]), per_env=True, doc="x,y"))
+        t.add("state.held", Property(lambda i: name(self.get_state(i)["lifted_obj_idx"]), set_held, per_env=True,
+                                     doc="none, red, green or blue"))
+        t.add("state.timer", Property(lambda i: str(self.get_state(i)["timer"]), set_timer, per_env=True))
+        for j, color in enumerate(_OBJECTS):
+            def get_obj_pos(i, j=j):
+                o = self.get_state(i)["objs"][j]
+                return f"{o['x']},{o['y']}"
+
+            def set_obj_pos(i, text, j=j):
+                x, y = parse_pair(text, f"state.objects.{_OBJECTS[j]}.pos")
+                update(i, lambda s: s["objs"][j].update(x=x, y=y))
+
+            t.add(f"state.objects.{color}.pos", Property(get_obj_pos, set_obj_pos, per_env=True))
+            for link in ("below", "above"):
+                def get_link(i, j=j, link=link):
+                    return name(self.get_state(i)["objs"][j][f"obj_{link}"])
+
+                def set_link(i, text, j=j, link=link):
+                    value = _obj_or_none(text, f"state.objects.{_OBJECTS[j]}.{link}")
+                    update(i, lambda s: s["objs"][j].__setitem__(f"obj_{link}", value))
+
+                t.add(f"state.objects.{color}.{link}", Property(get_link, set_link, per_env=True))

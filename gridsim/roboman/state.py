@@ -1,0 +1,93 @@
+"""The manipulation family's batch state: every array of a batch of gridroboman envs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gridsim.events import num_fields
+from gridsim.roboman.api import ROBOMAN_EVENTS
+from gridsim.roboman.tasks import TASKS
+from gridsim.state import alloc_episode_state, alloc_event_buffers, alloc_step_outputs, episode_limit
+
+__all__ = ["RobomanState"]
+
+
+class RobomanState:
+    """All arrays of a batch of gridroboman envs.
+
+    Positions are ``(x, y)`` (column, row), as in the original; -1 stands for None
+    in the link and held fields. Every field is stored verbatim.
+
+    Args:
+        num_envs: N.
+        task_set: task ids (rows of ``gridsim.roboman.TASKS``) an env draws from at reset.
+        obs_kind: 0 for the 11-float vector, 1 for the 7 x 7 x 4 grid.
+        task_in_obs: append a one-hot of the env's task (over ``task_set``) to the vector.
+        autoreset_mode: the kernel's AUTORESET_* code.
+        max_steps: truncated on the step where the timer reaches it.
+        exclude_solved: redraw placements whose goal already holds.
+        events: the kernel records events (``gridsim.events.ROBOMAN_EVENTS``).
+        max_events: event slots per env and step.
+    """
+
+    DYNAMIC = (
+        "record", "timer", "task_slot", "episode", "key",
+        "rng", "ep_return", "needs_reset", "reseed", "seeded", "obs", "final_obs", "action_mask",
+        "final_action_mask", "final_mask", "rewards", "terminated", "truncated", "stat_mask",
+        "stat_return", "stat_length", "stat_success", "ep_max_steps", "event_type", "event_payload",
+        "event_count", "event_dropped",
+    )
+
+    def __init__(self, num_envs: int, task_set: Sequence[int], *, obs_kind: int = 0,
+                 task_in_obs: bool = False, autoreset_mode: int = 0, max_steps: int = 50,
+                 exclude_solved: bool = False, events: bool = False, max_events: int = 16):
+        N = int(num_envs)
+        self.num_envs = N
+        self.obs_kind = obs_kind
+        self.task_in_obs = int(bool(task_in_obs))
+        self.autoreset_mode = autoreset_mode
+        self.max_steps = int(max_steps)
+        self.exclude_solved = int(bool(exclude_solved))
+        # ---- tables
+        self.task_kind = np.array([t.kind for t in TASKS], np.int8)  # (36,)
+        self.task_x = np.array([t.x_obj for t in TASKS], np.int8)  # (36,)
+        self.task_y = np.array([t.y_obj for t in TASKS], np.int8)  # (36,)
+        self.task_set = np.asarray(task_set, np.int16)  # (K,)
+        for arr in (self.task_kind, self.task_x, self.task_y, self.task_set):
+            arr.setflags(write=False)
+        # ---- per-env state
+        first = self.task_set[0]
+        # One 16-byte record per env, so the kernel moves an env with one copy; the named
+        # fields below are views into it (layout: R_* in _core.pxd).
+        self.record = np.full((N, 16), -1, np.int8)  # (N, 16)
+        self.agent = self.record[:, 0:2]  # (N, 2) (x, y)
+        self.obj_pos = self.record[:, 2:8].reshape(N, 3, 2)  # (N, 3, 2) (x, y) of red, green, blue
+        self.above = self.record[:, 8:11]  # (N, 3) object on top, -1 = None
+        self.below = self.record[:, 11:14]  # (N, 3) object underneath, -1 = None
+        self.held = self.record[:, 14]  # (N,) lifted object, -1 = None
+        self.task = self.record[:, 15]  # (N,) task id
+        assert np.shares_memory(self.obj_pos, self.record)
+        self.timer = np.zeros(N, np.int64)  # (N,) steps in this episode
+        self.task[:] = first
+        self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set
+        alloc_episode_state(self, N)
+        self.ep_max_steps = np.full(N, episode_limit(self.max_steps), np.int32)  # (N,) this episode's limit
+        alloc_event_buffers(self, N, max_events, num_fields(ROBOMAN_EVENTS), events)
+        # ---- outputs
+        alloc_step_outputs(self, N, self.obs_shape, np.float32 if obs_kind == 0 else np.uint8)
+        self.action_mask = np.zeros((N, 7), np.int8)  # (N, 7) 1 = masked out
+        self.final_action_mask = np.zeros((N, 7), np.int8)
+        self.stat_success = np.zeros(N, np.bool_)
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        """Shape of one env's observation."""
+        if self.obs_kind == 0:
+            return (11 + (len(self.task_set) if self.task_in_obs else 0),)
+        return (7, 7, 4)
+
+    def nbytes_per_env(self) -> float:
+        """Bytes of state and output buffers per env."""
+        return sum(getattr(self, n).nbytes for n in self.DYNAMIC + ("ended_rows",)) / self.num_envs

@@ -1,0 +1,362 @@
+"""The text-map format: the native ``%gridsim 1`` format and PixelWorld's bare maps.
+
+This module knows nothing about a family's symbols. It splits a text into map rows,
+metadata and a legend and checks the layout (rectangular, no tabs, not empty);
+``gridsim.lookup`` finds and caches level files. Families (``gridsim.nav.level``)
+turn the result into arrays; that is where unknown map characters are reported.
+
+Both formats keep map rows verbatim: a space is a floor cell, so nothing is
+stripped. Line and column numbers in errors are 1-based.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from gridsim.errors import LevelError
+from gridsim.rng import Dist
+
+__all__ = [
+    "META_KEYS",
+    "LEGEND_BOOL_KEYS",
+    "LevelWarning",
+    "ParsedLevel",
+    "parse_level_text",
+    "render_level_text",
+]
+
+HEADER = "%gridsim 1"
+META_KEYS = (
+    "family",
+    "name",
+    "description",
+    "alphabet",
+    "default_symbol",
+    "max_episode_steps",
+    "obs_type",
+    "actions",
+    "view_size",
+    "unknown_symbols",
+)
+LEGEND_BOOL_KEYS = ("terminal", "accessible", "stochastic", "initial", "collectible")
+
+# A legend token: ``key=fn(a, b)`` may contain spaces inside its parentheses.
+_TOKEN = re.compile(r"[^\s(]*\([^)]*\)?\S*|\S+")
+_SECTION = re.compile(r"\[([A-Za-z_]+)\]")
+
+
+class LevelWarning(UserWarning):
+    """A level loads but is probably not what was meant (for example, an unreachable goal)."""
+
+
+@dataclass(frozen=True)
+class ParsedLevel:
+    """A level file split into map rows, metadata and legend, before any family compiles it.
+
+    Equality and hashing look only at ``rows``, ``meta`` and ``legend``, so a level equals
+    its own ``parse_level_text(render_level_text(level))``.
+
+    Attributes:
+        source: the file path, or ``"<string>"`` for inline text.
+        format: ``"native"`` (``%gridsim 1`` header) or ``"pixelworld"`` (a bare map).
+        rows: the map rows, verbatim (all the same length).
+        row_lines: the 1-based source line of each row.
+        meta: ``[meta]`` key -> value (empty for PixelWorld maps).
+        meta_lines: the source line of each meta key.
+        legend: map character -> symbol properties, already typed (``reward`` is a
+            :class:`~gridsim.nav.alphabet.Dist`, ``color`` a tuple, flags are bools).
+        legend_lines: the source line of each legend entry.
+    """
+
+    source: str = field(compare=False)
+    format: str = field(compare=False)
+    rows: tuple[str, ...]
+    row_lines: tuple[int, ...] = field(compare=False)
+    meta: Mapping[str, str] = field(default_factory=dict)
+    meta_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    legend: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    legend_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        # Read-only views, so a cached level cannot be changed behind the cache's back.
+        set_ = functools.partial(object.__setattr__, self)
+        set_("rows", tuple(self.rows))
+        set_("row_lines", tuple(self.row_lines))
+        set_("meta", MappingProxyType(dict(self.meta)))
+        set_("meta_lines", MappingProxyType(dict(self.meta_lines)))
+        legend = {c: MappingProxyType(dict(p)) for c, p in self.legend.items()}
+        set_("legend", MappingProxyType(legend))
+        set_("legend_lines", MappingProxyType(dict(self.legend_lines)))
+
+    def __hash__(self) -> int:
+        return hash(self.content_key())
+
+    def __reduce__(self):
+        # Mapping proxies do not pickle; rebuild from plain dicts.
+        legend = {c: dict(p) for c, p in self.legend.items()}
+        return (ParsedLevel, (self.source, self.format, self.rows, self.row_lines, dict(self.meta),
+                              dict(self.meta_lines), legend, dict(self.legend_lines)))
+
+    def content_key(self) -> tuple:
+        """A hashable summary of rows, meta and legend, for caches."""
+        legend = tuple((c, tuple(sorted(p.items()))) for c, p in sorted(self.legend.items()))
+        return (self.rows, tuple(sorted(self.meta.items())), legend)
+
+    @property
+    def height(self) -> int:
+        """Number of map rows."""
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        """Length of every map row."""
+        return len(self.rows[0])
+
+    @property
+    def family(self) -> str | None:
+        """The ``family`` meta key, if given."""
+        return self.meta.get("family")
+
+    @property
+    def name(self) -> str:
+        """The ``name`` meta key, else the file's stem, else ``"<string>"``."""
+        if "name" in self.meta:
+            return self.meta["name"]
+        return Path(self.source).stem if self.source != "<string>" else "<string>"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+def parse_level_text(text: str, source: str = "<string>") -> ParsedLevel:
+    """Parse a level in either text format.
+
+    Text whose first non-empty line is ``%gridsim 1`` is the native format (sections
+    ``[meta]``, ``[legend]``, ``[map]``); anything else is a PixelWorld map, read as-is.
+
+    Args:
+        text: the whole file.
+        source: the file name used in error messages.
+
+    Returns:
+        The parsed level.
+
+    Raises:
+        LevelError: the text is empty, a row is ragged or holds a tab, or a native
+            section is malformed. The error carries the line and column.
+    """
+    # Split on "\n" only and drop "\r", so CRLF files read like LF files and no other
+    # character (form feed, Unicode separators) ever splits a row.
+    lines = [line.replace("\r", "") for line in text.removeprefix("\ufeff").split("\n")]
+    first = next((i for i, line in enumerate(lines) if line), None)
+    if first is None:
+        raise LevelError("empty level (no map rows)", source)
+    if lines[first].startswith("%gridsim"):
+        if lines[first].rstrip() != HEADER:
+            raise LevelError(f"unsupported header {lines[first]!r}; expected {HEADER!r}",
+                             source, first + 1, 1)
+        return _parse_native(lines, first + 1, source)
+    rows, row_lines = _map_rows(lines, 0, source)
+    return ParsedLevel(source, "pixelworld", rows, row_lines)
+
+
+def _map_rows(lines: list[str], start: int, source: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Rows ``lines[start:]`` without leading/trailing empty lines, checked for shape."""
+    lo, hi = start, len(lines)
+    while lo < hi and lines[lo] == "":
+        lo += 1
+    while hi > lo and lines[hi - 1] == "":
+        hi -= 1
+    if lo == hi:
+        raise LevelError("empty level (no map rows)", source, start if start else None)
+    expected = len(lines[lo])
+    for i in range(lo, hi):
+        row = lines[i]
+        if "\t" in row:
+            col = row.index("\t") + 1
+            raise LevelError("tab character in the map; use spaces", source, i + 1, col)
+        if len(row) != expected:
+            raise LevelError(
+                f"ragged map: this row has {len(row)} characters, the first row has {expected}",
+                source, i + 1, min(len(row), expected) + 1,
+            )
+    return tuple(lines[lo:hi]), tuple(range(lo + 1, hi + 1))
+
+
+def _parse_native(lines: list[str], start: int, source: str) -> ParsedLevel:
+    meta: dict[str, str] = {}
+    meta_lines: dict[str, int] = {}
+    legend: dict[str, dict[str, object]] = {}
+    legend_lines: dict[str, int] = {}
+    section = None
+    seen: set[str] = set()
+    for i in range(start, len(lines)):
+        line, lineno = lines[i], i + 1
+        stripped = line.strip()
+        header = _SECTION.fullmatch(stripped)
+        if header:
+            section = header.group(1)
+            col = line.index("[") + 1
+            if section not in ("meta", "legend", "map"):
+                raise LevelError(f"unknown section [{section}]; use [meta], [legend] or [map]",
+                                 source, lineno, col)
+            if section in seen:
+                raise LevelError(f"duplicate section [{section}]", source, lineno, col)
+            seen.add(section)
+            if section == "map":  # the map runs to the end of the file
+                rows, row_lines = _map_rows(lines, i + 1, source)
+                return ParsedLevel(source, "native", rows, row_lines, meta, meta_lines, legend,
+                                   legend_lines)
+            continue
+        # '#' is a wall, so comments start with ';' or '//'.
+        if not stripped or stripped.startswith((";", "//")):
+            continue
+        if section is None:
+            raise LevelError("expected a section header: [meta], [legend] or [map]",
+                             source, lineno, 1)
+        if section == "meta":
+            key, value = _meta_line(line, source, lineno)
+            if key in meta:
+                raise LevelError(f"duplicate meta key {key!r} (first on line {meta_lines[key]})",
+                                 source, lineno, line.index(key) + 1)
+            meta[key], meta_lines[key] = value, lineno
+        else:
+            ch, props = _legend_line(line, source, lineno)
+            if ch in legend:
+                first_line = legend_lines[ch]
+                raise LevelError(f"duplicate legend entry {ch!r} (first on line {first_line})",
+                                 source, lineno, 1)
+            legend[ch], legend_lines[ch] = props, lineno
+    raise LevelError("missing [map] section", source)
+
+
+def _meta_line(line: str, source: str, lineno: int) -> tuple[str, str]:
+    key_part, eq, value_part = line.partition("=")
+    key = key_part.strip()
+    key_col = len(key_part) - len(key_part.lstrip()) + 1
+    if not eq or not key:
+        raise LevelError("expected 'key = value'", source, lineno, key_col)
+    if key not in META_KEYS:
+        raise LevelError(f"unknown meta key {key!r}; allowed: {', '.join(META_KEYS)}",
+                         source, lineno, key_col)
+    value = value_part.strip()
+    val_col = len(key_part) + 2 + len(value_part) - len(value_part.lstrip())
+    # Quotes keep leading/trailing spaces, e.g. default_symbol = ' '.
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        value = value[1:-1]
+    if key in ("max_episode_steps", "view_size") and not (value.isdigit() and int(value) > 0):
+        raise LevelError(f"{key} must be a positive integer, got {value!r}",
+                         source, lineno, val_col)
+    if key == "unknown_symbols" and value not in ("error", "default"):
+        raise LevelError(f"unknown_symbols must be 'error' or 'default', got {value!r}",
+                         source, lineno, val_col)
+    if key == "default_symbol" and len(value) != 1:
+        raise LevelError(f"default_symbol must be one character (write a space as ' '), "
+                         f"got {value!r}",
+                         source, lineno, val_col)
+    return key, value
+
+
+def _legend_line(line: str, source: str, lineno: int) -> tuple[str, dict[str, object]]:
+    if len(line) >= 3 and line[0] == "'" and line[2] == "'":
+        ch, pos = line[1], 3
+    elif line[0].isspace():
+        raise LevelError("a legend line starts with its character; write a space as ' '",
+                         source, lineno, 1)
+    else:
+        ch, pos = line[0], 1
+    m = re.compile(r"\s*=").match(line, pos)
+    if ch == "\t" or not m:
+        raise LevelError("expected '<char> = <properties>', e.g. \"S = initial reward=-1\"",
+                         source, lineno, pos + 1)
+    props: dict[str, object] = {}
+    for tok in _TOKEN.finditer(line, m.end()):
+        key, eq, value = tok.group().partition("=")
+        col, val_col = tok.start() + 1, tok.start() + len(key) + 2
+        if key in props:
+            raise LevelError(f"duplicate property {key!r}", source, lineno, col)
+        try:
+            props[key] = _legend_value(key, eq, value)
+        except ValueError as e:
+            raise LevelError(f"{ch!r}: {e}", source, lineno, val_col if eq else col) from None
+    return ch, props
+
+
+def _legend_value(key: str, eq: str, value: str) -> object:
+    if key in LEGEND_BOOL_KEYS:
+        if not eq:
+            return True
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise ValueError(f"{key} must be true or false, got {value!r}")
+    if key == "reward" and eq:
+        return Dist.parse(value)
+    if key == "color" and eq:
+        parts = value.split(",")
+        if len(parts) != 3 or not all(p.strip().isdigit() and int(p) <= 255 for p in parts):
+            raise ValueError(f"color is r,g,b with integers in 0..255, got {value!r}")
+        return tuple(int(p) for p in parts)
+    if key in ("reward", "color"):
+        raise ValueError(f"{key} needs a value ({key}=...)")
+    raise ValueError(
+        f"unknown property {key!r}; use reward=, color=, {', '.join(LEGEND_BOOL_KEYS)}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _num(x: float) -> str:
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
+def _render_props(props: Mapping[str, object]) -> str:
+    out = []
+    for key, value in props.items():
+        if key in LEGEND_BOOL_KEYS:
+            out.append(key if value else f"{key}=false")
+        elif key == "reward":
+            d = Dist.parse(value)
+            out.append(f"reward={_num(d.a)}" if d.kind == "const"
+                       else f"reward={d.kind}({_num(d.a)},{_num(d.b)})")
+        elif key == "color":
+            out.append("color=" + ",".join(str(int(v)) for v in value))  # type: ignore[union-attr]
+        else:
+            raise ValueError(f"unknown legend property {key!r}")
+    return " ".join(out)
+
+
+def render_level_text(parsed: ParsedLevel) -> str:
+    """Write a level in the native format.
+
+    ``parse_level_text(render_level_text(p)) == p`` for every parsed level (rows, meta and
+    legend are kept; line numbers may change).
+
+    Args:
+        parsed: the level to write.
+
+    Returns:
+        The file text, ending with a newline.
+    """
+    out = [HEADER]
+    if parsed.meta:
+        out.append("[meta]")
+        for key, value in parsed.meta.items():
+            quote = value != value.strip() or not value or (value[0] == value[-1] == "'")
+            out.append(f"{key} = '{value}'" if quote else f"{key} = {value}")
+    if parsed.legend:
+        out.append("[legend]")
+        for ch, props in parsed.legend.items():
+            key = f"'{ch}'" if ch in " ;'" or not ch.isprintable() else ch
+            out.append(f"{key} = {_render_props(props)}".rstrip())
+    out.append("[map]")
+    out.extend(parsed.rows)
+    return "\n".join(out) + "\n"
