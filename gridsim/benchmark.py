@@ -6,6 +6,7 @@ best of several repeats is reported (the machine's noise only ever slows a run).
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import platform
 import time
@@ -106,8 +107,6 @@ def machine_info() -> dict:
     """CPU model, core count and the versions that matter for a benchmark line."""
     import gymnasium
 
-    import gridsim
-
     cpu = platform.processor() or platform.machine() or "unknown"
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -131,5 +130,5 @@ def machine_info() -> dict:
         "numpy": np.__version__,
         "cython": cython_version,
         "gymnasium": gymnasium.__version__,
-        "gridsim": gridsim.__version__,
+        "gridsim": importlib.metadata.version("gridsim"),
     }

@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gridsim import _core
+import gridsim._core as _core
 from gridsim.errors import GridSimError, InvalidActionError
 from gridsim.rng import derive_keys, entropy_seed
 

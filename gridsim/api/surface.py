@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gridsim import _core
+import gridsim._core as _core
 from gridsim.api.properties import Property, PropertyTable
 from gridsim.api.settings import Setting, format_value
 from gridsim.api.specs import (

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from gridsim import _core
+import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
 from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
