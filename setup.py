@@ -8,7 +8,7 @@ import os
 
 import numpy
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 DEBUG = os.environ.get("GRIDSIM_CYTHON_DEBUG", "0") not in ("", "0")
 
@@ -40,16 +40,8 @@ extensions = [
 ]
 
 setup(
-    packages=[
-        "gridsim",
-        "gridsim.api",
-        "gridsim.nav",
-        "gridsim.envs",
-        "gridsim.roboman",
-        "gridsim.kitchen",
-        "gridsim.reference",
-        "gridsim.builtin_levels",
-    ],
+    # gridsim and its subpackages (one per family), plus the built-in levels.
+    packages=[*find_packages(include=["gridsim", "gridsim.*"]), "gridsim.builtin_levels"],
     package_dir={"gridsim.builtin_levels": "levels"},
     package_data={
         "gridsim": ["*.pyi", "*.pxd", "py.typed"],
