@@ -45,6 +45,13 @@ def _bench(args) -> int:
 def _list(args) -> int:
     import gridsim
 
+    if args.settings:
+        from gridsim.api.settings import settings_table
+        from gridsim.families import FAMILIES
+
+        for fam in FAMILIES.values():
+            print(f"## {fam.name} ({fam.vector_env.__name__})\n\n{settings_table(fam.vector_env.SETTINGS)}\n")
+        return 0
     for env_id in gridsim.registered_ids():
         print(env_id)
     return 0
@@ -94,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--json", action="store_true", help="also write JSON lines to stderr")
     b.set_defaults(fn=_bench)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
+    lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
     lst.set_defaults(fn=_list)
     c = sub.add_parser("check", help="run gymnasium's check_env on registered ids")
     c.add_argument("ids", nargs="*")

@@ -18,6 +18,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
+from gridsim.api.settings import settings_table
 from gridsim.errors import GridSimError, InvalidActionError
 from gridsim.rng import derive_keys, entropy_seed
 
@@ -68,6 +69,14 @@ class GridVectorEnv(VectorEnv):
     ``settings=``, observation and action specs, ``observation(name)``, ``start`` /
     ``advance`` / ``status``, dotted properties and kernel-written events.
     """
+
+    # A family's settings: name -> gridsim.api.settings.Setting (its docstring's table follows from it).
+    SETTINGS: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__ and "    {settings}" in cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("    {settings}", settings_table(cls.SETTINGS, indent="    "))
 
     def __init__(
         self,

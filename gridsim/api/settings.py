@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "COMMON_SETTINGS",
+    "settings_table",
     "RESERVED_ALIASES",
     "Setting",
     "SettingsError",
@@ -231,3 +232,18 @@ COMMON_SETTINGS = {
     "max_events_per_step": Setting(int, 16, doc="event slots per env and step; more are dropped and counted"),
     "info_events": Setting(bool, False, doc="infos['events'] holds events_batch() (length E, not N)"),
 }
+
+
+def settings_table(declared: Mapping[str, Setting], indent: str = "") -> str:
+    """The settings as a markdown table (setting, keyword argument, type, default, meaning).
+
+    Family docstrings show it in their ``## Arguments`` section, and ``gridsim list --settings``
+    prints it, so a family's parameters are written down once, in its ``SETTINGS``.
+    """
+    rows = ["| setting | keyword argument | type | default | meaning |", "|---|---|---|---|---|"]
+    for key, decl in declared.items():
+        kind = " / ".join(decl.type) if isinstance(decl.type, tuple) else decl.type.__name__
+        default = "None" if decl.default is None else format_value(decl.default)
+        ro = "" if decl.writable else " (read-only)"
+        rows.append(f"| ``{key}`` | ``{decl.kwarg or key}`` | {kind} | ``{default}`` | {decl.doc}{ro} |")
+    return "\n".join(indent + r for r in rows)

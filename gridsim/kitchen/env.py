@@ -77,18 +77,16 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
 
     ## Arguments
 
-    ``level`` (``"kitchen/<stem>"``, a path or ``"=" + text``), ``num_agents=2``,
-    ``agent_rows=False`` (``num_envs`` then counts rows: kitchens x agents),
-    ``obs_type="grid"`` (or ``"features"``: a compact float32 vector, per non-floor cell
-    the components of its item, then per agent ``x, y`` and its held components),
-    ``channels_first=False``, ``max_episode_steps=None``, ``rules`` (a
-    ``gridsim.kitchen.Rules`` with extra foods or recipes), ``tile_px=32``,
-    ``level_directory``, plus ``num_envs``, ``autoreset_mode``, ``render_mode``
-    (``"rgb_array"``, ``"ansi"``, ``"human"``), ``copy``, ``num_threads``, ``obs_dtype``,
-    ``mixer_seed``, ``episode_stats``. Level API (``docs/levels.md``): ``settings`` (str -> str, the same
-    settings by their level names), ``events=False`` (the kernel records events),
-    ``max_events_per_step=16``, ``info_events=False`` (also put ``events_batch()`` in
-    ``infos["events"]``: arrays of length E, not N, which ``DictInfoToList`` rejects).
+    ``num_envs`` (kitchens, or rows: kitchens x agents with ``agent_rows=True``); ``level``
+    (``"kitchen/<stem>"``, a path or ``"=" + text``); ``obs_type="features"`` is a compact
+    float32 vector (per non-floor cell the components of its item, then per agent ``x, y``
+    and its held components); ``rules`` (a ``gridsim.kitchen.Rules`` with extra foods or
+    recipes); ``tile_px=32``; ``level_directory``; ``mixer_seed``; ``settings`` (str -> str,
+    the settings below by name, ``docs/levels.md``). ``info_events=True`` puts arrays of
+    length E, not N, in ``infos["events"]``, which ``DictInfoToList`` rejects. The
+    settings, as keyword arguments or ``settings=``:
+
+    {settings}
 
     ## Version History
 

@@ -141,19 +141,14 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     ## Arguments
 
-    ``level`` (a level name such as ``"nav/room1_small"``, a path, or ``"=<map text>"``)
-    or ``world_map`` (map text, or a sequence of ``num_envs`` texts of one size);
-    ``alphabet`` (``"navigation"``, ``"noisy"``, a dict or an ``Alphabet``),
-    ``actions``, ``obs_type``, ``view_size=7``, ``channels_first=False``,
-    ``pixels_per_cell=1``, ``randomize_goals=False``, ``default_symbol``,
-    ``unknown_symbols="error"``, ``max_episode_steps=None``, ``nan_action="error"``,
-    ``level_directory``; and the common vector kwargs ``num_envs``,
-    ``autoreset_mode`` (``NEXT_STEP`` default, ``SAME_STEP``, ``DISABLED``),
-    ``render_mode`` (``"rgb_array"``, ``"ansi"``, ``"human"``), ``copy``, ``num_threads``,
-    ``obs_dtype``, ``mixer_seed``, ``episode_stats``. Level API (``docs/levels.md``): ``settings`` (str -> str, the same
-    settings by their level names), ``events=False`` (the kernel records events),
-    ``max_events_per_step=16``, ``info_events=False`` (also put ``events_batch()`` in
-    ``infos["events"]``: arrays of length E, not N, which ``DictInfoToList`` rejects).
+    ``num_envs``; ``level`` (a level name such as ``"nav/room1_small"``, a path, or
+    ``"=<map text>"``) or ``world_map`` (map text, or a sequence of ``num_envs`` texts of one
+    size); ``alphabet`` may also be a dict or an ``Alphabet``; ``level_directory``;
+    ``mixer_seed``; ``settings`` (str -> str, the settings below by name, ``docs/levels.md``).
+    ``info_events=True`` puts arrays of length E, not N, in ``infos["events"]``, which
+    ``DictInfoToList`` rejects. The settings, as keyword arguments or ``settings=``:
+
+    {settings}
 
     ## Version History
 

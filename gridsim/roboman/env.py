@@ -87,17 +87,15 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
 
     ## Arguments
 
-    ``task`` (a name such as ``"StackRedOnGreen"``, or a kind such as ``"StackXOnY"`` with
-    ``x_obj``/``y_obj``: ``"red"``, ``"green"``, ``"blue"`` or 0..2; ``y_obj=-1`` for
-    one-object tasks), ``tasks`` (a list of task names: each env draws its task from it
-    at every reset; it replaces ``task``), ``task_in_obs=False``, ``obs_type="vector"``,
-    ``max_episode_steps=50``, ``exclude_solved_starts=False``, ``cell_px=32`` (render
-    size), plus ``num_envs``, ``autoreset_mode``, ``render_mode`` (``"rgb_array"``,
-    ``"ansi"``, ``"human"``), ``copy``, ``num_threads``, ``obs_dtype``, ``mixer_seed``,
-    ``episode_stats``. Level API (``docs/levels.md``): ``settings`` (str -> str, the same
-    settings by their level names), ``events=False`` (the kernel records events),
-    ``max_events_per_step=16``, ``info_events=False`` (also put ``events_batch()`` in
-    ``infos["events"]``: arrays of length E, not N, which ``DictInfoToList`` rejects).
+    ``num_envs``; ``task`` (a name such as ``"StackRedOnGreen"``, or a kind such as
+    ``"StackXOnY"`` with ``x_obj``/``y_obj``: ``"red"``, ``"green"``, ``"blue"`` or 0..2;
+    ``y_obj=-1`` for one-object tasks); ``tasks`` (a list of task names: each env draws its
+    task from it at every reset; it replaces ``task``); ``cell_px=32`` (render size);
+    ``mixer_seed``; ``settings`` (str -> str, the settings below by name, ``docs/levels.md``).
+    ``info_events=True`` puts arrays of length E, not N, in ``infos["events"]``, which
+    ``DictInfoToList`` rejects. The settings, as keyword arguments or ``settings=``:
+
+    {settings}
 
     ## Version History
 

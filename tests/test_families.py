@@ -1,0 +1,59 @@
+"""The family table: every row is complete, and each family's parameters are declared once."""
+
+import inspect
+
+import gymnasium as gym
+import pytest
+
+import gridsim
+from gridsim.cli import main
+from gridsim.families import FAMILIES, family_of, family_row
+from gridsim.single import SingleEnvView
+
+ROWS = list(FAMILIES.values())
+
+
+@pytest.mark.parametrize("fam", ROWS, ids=lambda f: f.name)
+def test_row_names_its_folder_and_env_classes(fam):
+    assert fam.vector_env.__module__ == f"gridsim.{fam.name}.env"
+    assert issubclass(fam.vector_env, gridsim.GridVectorEnv)
+    assert issubclass(fam.single_env, SingleEnvView) and fam.single_env.vector_class is fam.vector_env
+    assert family_row(fam.name) is fam
+
+
+@pytest.mark.parametrize("fam", ROWS, ids=lambda f: f.name)
+def test_registered_ids_build_the_family_env(fam):
+    ids = [i for i in gridsim.registered_ids()
+           if gym.spec(i).vector_entry_point == f"gridsim.envs:{fam.vector_env.__name__}"]
+    assert ids, f"the {fam.name} family registers no id"
+    envs = gym.make_vec(ids[0], num_envs=2, vectorization_mode="vector_entry_point")
+    assert family_of(envs) is fam
+    envs.close()
+
+
+@pytest.mark.parametrize("fam", ROWS, ids=lambda f: f.name)
+def test_settings_and_signature_agree(fam):
+    params = inspect.signature(fam.vector_env.__init__).parameters
+    kwargs = {decl.kwarg or key for key, decl in fam.vector_env.SETTINGS.items()}
+    assert kwargs <= set(params), f"settings without a keyword argument: {sorted(kwargs - set(params))}"
+    doc = fam.vector_env.__doc__
+    arguments = doc[doc.index("## Arguments"):doc.index("## Version History")]
+    for name, p in params.items():
+        if name in ("self", "settings") or name.startswith("_") or p.kind is p.VAR_KEYWORD:
+            continue
+        # Every other parameter is a setting (in the generated table) or described in the prose.
+        assert f"``{name}``" in arguments, f"{fam.vector_env.__name__}({name}=) is not documented"
+
+
+def test_unknown_family_lists_the_families():
+    with pytest.raises(ValueError, match="gridsim has"):
+        family_row("maze")
+
+
+def test_list_settings_prints_every_familys_table(capsys):
+    assert main(["list", "--settings"]) == 0
+    out = capsys.readouterr().out
+    for fam in ROWS:
+        assert f"## {fam.name} ({fam.vector_env.__name__})" in out
+        for key in fam.vector_env.SETTINGS:
+            assert f"``{key}``" in out
