@@ -10,7 +10,7 @@ from pathlib import Path
 
 import gridsim
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The folder this test imported gridsim from (site-packages when installed): the scripts
 # must use the same build, not the source folder, which may hold no compiled kernel.
 GRIDSIM_HOME = Path(gridsim.__file__).resolve().parents[1]

@@ -24,9 +24,9 @@ from gridsim.levels import (
 from gridsim.nav.alphabet import Dist
 from gridsim.nav.level import compile_nav_level
 
-FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures"
+FIXTURES = Path(__file__).parents[3] / "shared" / "fixtures"
 PIXELWORLD = FIXTURES / "pixelworld"
-LEVELS = Path(__file__).parents[1] / "levels"
+LEVELS = Path(__file__).parents[2] / "levels"
 NAV_FILES = sorted((LEVELS / "nav").glob("*.txt"))
 FIXTURE_FILES = sorted(PIXELWORLD.glob("*.txt")) if PIXELWORLD.is_dir() else []
 ORIGINAL_MAPS = [

@@ -30,7 +30,7 @@ def test_docstring_examples_run(module):
 
 
 def test_readme_python_blocks_run():
-    readme = Path(__file__).resolve().parents[1] / "README.md"
+    readme = Path(__file__).resolve().parents[2] / "README.md"
     if not readme.is_file():
         pytest.skip("README.md is not next to the tests")
     blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)

@@ -1,0 +1,88 @@
+"""Representative registered ids of every family, read from the family table.
+
+Nothing here names a family: a family that has its row in ``gridsim.families.FAMILIES``
+and registers Gymnasium ids gets the engine-wide contract tests (``test_family_contracts.py``)
+for its first ``PER_FAMILY`` ids. The vector env of an id is the one its spec's
+``vector_entry_point`` names.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim.families import FAMILIES
+
+PER_FAMILY = 2
+
+
+def family_of_id(env_id: str) -> str | None:
+    """The family whose vector env the id's ``vector_entry_point`` names (None: none does)."""
+    entry = gym.spec(env_id).vector_entry_point
+    if not isinstance(entry, str):
+        return None
+    for name, row in FAMILIES.items():
+        if entry.rsplit(":", 1)[-1] == row.vector_env.__name__:
+            return name
+    return None
+
+
+def ids_by_family() -> dict[str, list[str]]:
+    """Every family's registered ids, in ``gridsim.registered_ids()`` order."""
+    out: dict[str, list[str]] = {name: [] for name in FAMILIES}
+    for env_id in gridsim.registered_ids():
+        name = family_of_id(env_id)
+        if name is not None:
+            out[name].append(env_id)
+    return out
+
+
+FAMILY_IDS: dict[str, list[str]] = {name: ids[:PER_FAMILY] for name, ids in ids_by_family().items()}
+
+# One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0".
+CASES = [
+    pytest.param(name, env_id, id=f"{name}-{env_id.split('/', 1)[-1]}")
+    for name, ids in FAMILY_IDS.items()
+    for env_id in ids
+]
+
+
+def make_vec(env_id: str, num_envs: int, **kwargs):
+    """The id's native vector env (its ``vector_entry_point``), unwrapped."""
+    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+    return envs.unwrapped
+
+
+def sample_actions(envs, steps: int, seed: int) -> np.ndarray:
+    """``steps`` valid batched actions drawn from ``envs.action_space`` seeded with ``seed``."""
+    envs.action_space.seed(seed)
+    return np.stack([np.asarray(envs.action_space.sample()) for _ in range(steps)])
+
+
+def rollout(envs, actions: np.ndarray, seed) -> dict[str, np.ndarray]:
+    """Reset with ``seed`` (None: continue as it stands) and play ``actions``; stack every output."""
+    if seed is not None:
+        obs0, _ = envs.reset(seed=seed)
+        obs0 = np.array(obs0, copy=True)
+    else:
+        obs0 = None
+    out = {"obs": [], "rewards": [], "terminations": [], "truncations": []}
+    for a in actions:
+        obs, rew, term, trunc, _ = envs.step(a)
+        for k, v in zip(out, (obs, rew, term, trunc), strict=True):
+            out[k].append(np.array(v, copy=True))
+    result = {k: np.stack(v) for k, v in out.items()}
+    result["reset_obs"] = obs0
+    return result
+
+
+def assert_rollouts_equal(a: dict, b: dict, rows_a=slice(None), rows_b=slice(None), msg: str = ""):
+    """Bit-identical outputs (values and dtypes) on the selected rows."""
+    for k in ("obs", "rewards", "terminations", "truncations"):
+        x, y = a[k][:, rows_a], b[k][:, rows_b]
+        assert x.dtype == y.dtype, f"{msg}{k}: dtype {x.dtype} != {y.dtype}"
+        np.testing.assert_array_equal(x, y, err_msg=f"{msg}{k}")
+    if a["reset_obs"] is not None and b["reset_obs"] is not None:
+        np.testing.assert_array_equal(a["reset_obs"][rows_a], b["reset_obs"][rows_b], err_msg=f"{msg}reset_obs")

@@ -1,0 +1,339 @@
+"""Engine-wide contracts, run for every family of ``gridsim.families.FAMILIES``.
+
+The cases come from ``family_cases.py``: the first registered ids of each family's
+vector env. No test here names a family; the family-specific versions of these checks
+(scripted timelines, reference differentials, exact values) live in the family folders
+and in the other engine tests. Actions are random valid actions from the env's own
+``action_space``, seeded.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from family_cases import CASES, FAMILY_IDS, assert_rollouts_equal, make_vec, rollout, sample_actions
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+
+from gridsim.api import PropertyAttribute
+from gridsim.families import FAMILIES
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+
+R, W, L = PropertyAttribute.READABLE, PropertyAttribute.WRITABLE, PropertyAttribute.LISTABLE
+LIMIT = 6  # a short episode limit, so that every rollout ends episodes and autoresets
+STEPS = 40
+
+
+def test_every_family_has_registered_ids():
+    assert set(FAMILY_IDS) == set(FAMILIES)
+    for name, ids in FAMILY_IDS.items():
+        assert ids, f"family {name!r} registers no Gymnasium id whose vector_entry_point is its vector env"
+        for env_id in ids:
+            envs = make_vec(env_id, 2)
+            assert isinstance(envs, FAMILIES[name].vector_env)
+            envs.close()
+
+
+def assert_step_conforms(envs, out):
+    """Shapes, dtypes and spaces of one step's outputs."""
+    obs, rewards, term, trunc, infos = out
+    n = envs.num_envs
+    assert envs.observation_space.contains(obs), "obs outside observation_space"
+    assert obs.shape == (n, *envs.single_observation_space.shape)
+    assert rewards.shape == (n,) and rewards.dtype.kind == "f"
+    assert term.shape == (n,) and term.dtype == np.bool_
+    assert trunc.shape == (n,) and trunc.dtype == np.bool_
+    assert isinstance(infos, dict) and "episode" not in infos
+
+
+# ------------------------------------------------------------------------ autoreset modes
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_next_step_reset_step_pays_zero_and_starts_a_new_episode(family, env_id):
+    envs = make_vec(env_id, 5, max_episode_steps=LIMIT, autoreset_mode="NextStep")
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    obs, infos = envs.reset(seed=3)
+    assert envs.observation_space.contains(obs)
+    ended = np.zeros(envs.num_envs, np.bool_)
+    seen_reset_step = False
+    for a in sample_actions(envs, STEPS, seed=4):
+        out = envs.step(a)
+        assert_step_conforms(envs, out)
+        _, rewards, term, trunc, _ = out
+        if ended.any():
+            seen_reset_step = True
+            np.testing.assert_array_equal(rewards[ended], 0)
+            assert not term[ended].any() and not trunc[ended].any()
+            for i in np.flatnonzero(ended):
+                assert envs.read_property("episode.step", int(i)) == "0"
+        ended = term | trunc
+    assert seen_reset_step
+    envs.close()
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_same_step_returns_final_obs_and_final_info_of_ended_envs(family, env_id):
+    envs = make_vec(env_id, 5, max_episode_steps=LIMIT, autoreset_mode="SameStep")
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    envs.reset(seed=3)
+    seen_end = False
+    for a in sample_actions(envs, STEPS, seed=4):
+        out = envs.step(a)
+        assert_step_conforms(envs, out)
+        _, _, term, trunc, infos = out
+        ended = term | trunc
+        if not ended.any():
+            assert "final_obs" not in infos and "final_info" not in infos
+            continue
+        seen_end = True
+        np.testing.assert_array_equal(infos["_final_obs"], ended)
+        np.testing.assert_array_equal(infos["_final_info"], ended)
+        assert isinstance(infos["final_info"], dict)
+        for i in range(envs.num_envs):
+            final = infos["final_obs"][i]
+            if ended[i]:
+                assert envs.single_observation_space.contains(final)
+                assert envs.read_property("episode.step", i) == "0"  # already the next episode
+            else:
+                assert final is None
+    assert seen_end
+    envs.close()
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_disabled_mode_raises_on_an_ended_env_until_a_reset_mask_resets_it(family, env_id):
+    envs = make_vec(env_id, 4, max_episode_steps=LIMIT, autoreset_mode="Disabled")
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.DISABLED
+    envs.reset(seed=3)
+    actions = sample_actions(envs, STEPS, seed=4)
+    resets = 0
+    for t, a in enumerate(actions):
+        out = envs.step(a)
+        assert_step_conforms(envs, out)
+        ended = out[2] | out[3]
+        if not ended.any():
+            continue
+        before = envs.state_dict()
+        with pytest.raises(RuntimeError):
+            envs.step(actions[(t + 1) % len(actions)])
+        after = envs.state_dict()
+        for k, v in before.items():  # no env was stepped
+            np.testing.assert_array_equal(np.asarray(after[k]), np.asarray(v), err_msg=k)
+        obs, _ = envs.reset(options={"reset_mask": ended})
+        assert envs.observation_space.contains(obs)
+        for i in np.flatnonzero(ended):
+            assert envs.read_property("episode.step", int(i)) == "0"
+        resets += 1
+    assert resets >= 2
+    envs.close()
+
+
+# ---------------------------------------------------------------------------- determinism
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_same_seed_same_trajectory(family, env_id):
+    runs = []
+    for _ in range(2):
+        envs = make_vec(env_id, 6, max_episode_steps=LIMIT)
+        runs.append(rollout(envs, sample_actions(envs, 60, seed=1), seed=11))
+        envs.close()
+    assert_rollouts_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_different_seeds_reach_different_rng_keys(family, env_id):
+    # Whether the trajectories differ depends on the level (a single start on a fixed map
+    # has no randomness); the seeds must reach every env's stream either way.
+    envs = make_vec(env_id, 3)
+    envs.reset(seed=11)
+    a = envs.state_dict()
+    seeds_a = [envs.read_property("episode.seed", i) for i in range(3)]
+    envs.reset(seed=911)
+    b = envs.state_dict()
+    seeds_b = [envs.read_property("episode.seed", i) for i in range(3)]
+    assert seeds_a == ["11", "12", "13"] and seeds_b == ["911", "912", "913"]
+    assert a["seeds"] != b["seeds"]
+    for i in range(3):
+        assert not np.array_equal(a["key"][i], b["key"][i])
+    assert len({tuple(k) for k in np.asarray(a["key"]).tolist()}) == 3  # and differ between rows
+    envs.close()
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_env_i_seeded_s_follows_one_trajectory_in_batches_of_1_7_64(family, env_id):
+    seed, steps = 500, 50
+    big = make_vec(env_id, 64, max_episode_steps=LIMIT)
+    actions = sample_actions(big, steps, seed=2)
+    ref = rollout(big, actions, seed=seed)
+    big.close()
+    seven = make_vec(env_id, 7, max_episode_steps=LIMIT)
+    got = rollout(seven, actions[:, :7], seed=seed)
+    assert_rollouts_equal(ref, got, rows_a=slice(0, 7), msg="batch of 7: ")
+    seven.close()
+    for i in (0, 5, 63):
+        one = make_vec(env_id, 1, max_episode_steps=LIMIT)
+        got = rollout(one, actions[:, i:i + 1], seed=seed + i)
+        assert_rollouts_equal(ref, got, rows_a=slice(i, i + 1), msg=f"row {i} alone: ")
+        one.close()
+
+
+# ------------------------------------------------------------------------------ single env
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_check_env_passes_on_the_single_env(family, env_id):
+    env = gym.make(env_id)
+    assert isinstance(env.unwrapped, FAMILIES[family].single_env)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is out of date")
+        check_env(env.unwrapped)
+    envs = make_vec(env_id, 2)
+    assert env.observation_space == envs.single_observation_space
+    assert env.action_space == envs.single_action_space
+    env.close()
+    envs.close()
+
+
+# ------------------------------------------------------------------------------ state dicts
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_state_dict_round_trip_continues_bit_identically(family, env_id):
+    n = 5
+    envs = make_vec(env_id, n, max_episode_steps=LIMIT)
+    warmup, actions = sample_actions(envs, 9, seed=5), sample_actions(envs, 30, seed=6)
+    rollout(envs, warmup, seed=21)
+    saved = envs.state_dict()
+    first = rollout(envs, actions, seed=None)
+    envs.load_state_dict(saved)
+    second = rollout(envs, actions, seed=None)
+    assert_rollouts_equal(first, second, msg="same env: ")
+    other = make_vec(env_id, n, max_episode_steps=LIMIT)
+    other.reset(seed=999)
+    other.load_state_dict(saved)
+    third = rollout(other, actions, seed=None)
+    assert_rollouts_equal(first, third, msg="fresh env: ")
+    a, b = envs.state_dict(), other.state_dict()
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]), err_msg=k)
+    envs.close()
+    other.close()
+
+
+# ---------------------------------------------------------------------------------- events
+
+
+def assert_batch_matches_rows(envs):
+    """``events_batch()`` holds exactly ``events(i)`` for every env, ordered by env then emission."""
+    batch = envs.events_batch()
+    names = [spec.name for spec in envs.event_spec()]
+    env_col = batch["env"]
+    assert env_col.dtype == np.int32 and batch["type"].dtype == np.int16 and batch["payload"].dtype == np.int32
+    assert np.all(np.diff(env_col) >= 0)
+    total = 0
+    for i in range(envs.num_envs):
+        rows = np.flatnonzero(env_col == i)
+        decoded = envs.events(i)
+        assert len(rows) == len(decoded)
+        for r, (name, payload) in zip(rows, decoded, strict=True):
+            assert names[int(batch["type"][r]) - 1] == name
+            values = payload[0]
+            np.testing.assert_array_equal(batch["payload"][r, :len(values)], values)
+            assert (batch["payload"][r, len(values):] == -1).all()
+        total += len(decoded)
+    assert total == len(env_col)
+    return total
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_events_lifecycle(family, env_id):
+    n = 6
+    envs = make_vec(env_id, n, max_episode_steps=LIMIT, events=True)
+    quiet = make_vec(env_id, n, max_episode_steps=LIMIT)
+    assert envs.event_spec()
+    envs.reset(seed=8)
+    quiet.reset(seed=8)
+    assert assert_batch_matches_rows(envs) == 0  # a reset clears every env's events
+    ended = np.zeros(n, np.bool_)
+    recorded = 0
+    for a in sample_actions(envs, STEPS, seed=9):
+        saved = envs.state_dict()
+        out = envs.step(a)
+        # events change nothing else: the same batch without events steps identically
+        for x, y in zip(out[:4], quiet.step(a)[:4], strict=True):
+            np.testing.assert_array_equal(x, y)
+        recorded += assert_batch_matches_rows(envs)
+        first_read = [repr(envs.events(i)) for i in range(n)]
+        assert [repr(envs.events(i)) for i in range(n)] == first_read  # reading clears nothing
+        for i in np.flatnonzero(ended):  # NEXT_STEP: the reset step has no events
+            assert envs.events(int(i)) == []
+        ended = out[2] | out[3]
+        # The step cleared the counts first: a copy whose previous events were wiped
+        # records the same events on the same step.
+        wiped = dict(saved)
+        wiped["event_count"] = np.zeros_like(saved["event_count"])
+        other = make_vec(env_id, n, max_episode_steps=LIMIT, events=True)
+        other.load_state_dict(wiped)
+        other.step(a)
+        assert [repr(other.events(i)) for i in range(n)] == first_read
+        other.close()
+        assert all(envs.read_property("events.dropped", i).isdigit() for i in range(n))
+    assert recorded > 0, "random play recorded no event: the checks above ran on empty buffers"
+    envs.close()
+    quiet.close()
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_events_off_records_nothing(family, env_id):
+    envs = make_vec(env_id, 4, max_episode_steps=LIMIT)
+    envs.reset(seed=0)
+    for a in sample_actions(envs, 20, seed=1):
+        envs.step(a)
+        assert len(envs.events_batch()["env"]) == 0
+        assert all(envs.events(i) == [] for i in range(4))
+    envs.close()
+
+
+# ------------------------------------------------------------------------------ properties
+
+
+def walk_properties(envs, key: str = "") -> list[tuple[str, PropertyAttribute]]:
+    """Every key under ``key``, depth first."""
+    out = []
+    for child, attr in envs.list_property(key):
+        out.append((child, attr))
+        if attr & L:
+            out.extend(walk_properties(envs, child))
+    return out
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_every_listed_readable_property_reads_and_writable_ones_take_their_value_back(family, env_id):
+    n = 3
+    envs = make_vec(env_id, n, max_episode_steps=LIMIT)
+    envs.reset(seed=0)
+    for a in sample_actions(envs, 4, seed=0):
+        envs.step(a)
+    assert envs.list_property("")
+    listing = walk_properties(envs)
+    keys = [k for k, _ in listing]
+    assert len(keys) == len(set(keys))
+    for required in ("num_envs", "episode.step", "episode.seed", "settings.max_steps"):
+        assert required in keys
+    readable = [k for k, attr in listing if attr & R]
+    assert readable
+    for key in readable:
+        for i in range(n):
+            assert isinstance(envs.read_property(key, i), str), key
+    for key in [k for k, attr in listing if attr & W]:
+        value = envs.read_property(key, n - 1)
+        envs.write_property(key, value, n - 1)
+        assert envs.read_property(key, n - 1) == value, key
+    envs.close()
