@@ -48,9 +48,10 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
 class GridVectorEnv(VectorEnv):
     """A batch of N grid worlds stepped by one kernel call per ``step``.
 
-    Subclasses set ``self.state`` (a family state such as ``gridsim.state.NavState``),
-    ``self.kernel`` (its ``gridsim._core`` kernel) and the single spaces, then call
-    :meth:`_finish_init`.
+    Subclasses pass the common keyword arguments (the ``COMMON_SETTINGS`` of
+    ``gridsim.api.settings``) on to this constructor, set ``self.state`` (the family's
+    state, e.g. ``gridsim.nav.state.NavState``), ``self.kernel`` (its ``gridsim._core``
+    kernel) and the single spaces, then call :meth:`_finish_init`.
 
     Returned arrays are fresh on every call unless ``copy=False``, in which case they
     are the internal buffers: valid until the next call, and rewritten by it.
@@ -89,8 +90,12 @@ class GridVectorEnv(VectorEnv):
         mixer_seed: int = 0,
         episode_stats: bool = True,
         obs_dtype=None,
+        events: bool = False,
+        max_events_per_step: int = 16,
+        info_events: bool = False,
         render_fps: int = 10,
         render_modes: tuple[str, ...] = ("rgb_array", "ansi", "human"),
+        _continue_past_end: bool = False,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -111,6 +116,12 @@ class GridVectorEnv(VectorEnv):
         self.episode_stats = bool(episode_stats)
         # Observations are cast to obs_dtype after the kernel writes them (e.g. float32 for CNNs).
         self.obs_dtype = None if obs_dtype is None else np.dtype(obs_dtype)
+        # The family's state allocates the kernel's event buffers from these.
+        self.record_events = bool(events)
+        self.max_events_per_step = max_events_per_step
+        self.info_events = bool(info_events)
+        # The kernel's autoreset code; CONTINUE steps on past an episode's end (the single-env views).
+        self.kernel_autoreset = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.metadata = {
             "autoreset_mode": self.autoreset_mode,
             "render_modes": list(render_modes),

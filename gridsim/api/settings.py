@@ -202,13 +202,16 @@ def accepts_settings(init: Callable) -> Callable:
     setting can be read back as a property.
     """
     sig = inspect.signature(init)
+    var_keyword = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
     @functools.wraps(init)
     def wrapper(self, *args, settings: Mapping[str, Any] | None = None, **kwargs):
         kwargs = merge_settings(type(self).SETTINGS, settings, kwargs)
         bound = sig.bind(self, *args, **kwargs)
         bound.apply_defaults()
-        self.init_args = {k: v for k, v in bound.arguments.items() if k != "self"}
+        # The common keyword arguments a family passes on (**common) count as its own.
+        extra = bound.arguments.pop(var_keyword, {}) if var_keyword else {}
+        self.init_args = {**{k: v for k, v in bound.arguments.items() if k != "self"}, **extra}
         init(self, *args, **kwargs)
 
     params = list(sig.parameters.values())

@@ -8,7 +8,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode
 
 import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
@@ -20,7 +19,7 @@ from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.kitchen.state import KitchenState
 from gridsim.lookup import builtin_level_names
 from gridsim.single import SingleEnvView
-from gridsim.vector import AUTORESET_CODES, GridVectorEnv
+from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
 
@@ -127,24 +126,11 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         rules=DEFAULT_RULES,
         tile_px: int = 32,
         level_directory: str | None = None,
-        events: bool = False,
-        max_events_per_step: int = 16,
-        info_events: bool = False,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        render_mode: str | None = None,
-        copy: bool = True,
-        num_threads: int = 1,
         obs_dtype=None,
-        mixer_seed: int = 0,
-        episode_stats: bool = True,
-        _continue_past_end: bool = False,
+        **common: Any,
     ):
-        super().__init__(
-            num_envs=num_envs, autoreset_mode=autoreset_mode, render_mode=render_mode, copy=copy,
-            num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
-            obs_dtype=obs_dtype,
-        )
-        self.info_events = bool(info_events)
+        # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
+        super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         self.level = load_kitchen_level(level, level_directory, rules=rules)
         self.level.check_agents(num_agents)
         if agent_rows and self.num_envs % num_agents:
@@ -158,11 +144,10 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self.num_kitchens = self.num_envs // num_agents if agent_rows else self.num_envs
         self.max_episode_steps = max_episode_steps
         self.tile_px = int(tile_px)
-        mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.state = KitchenState(
             self.level, self.num_kitchens, num_agents, agent_rows=agent_rows, channels_first=channels_first,
-            autoreset_mode=mode, max_steps=max_episode_steps or 0, events=events,
-            max_events=max_events_per_step,
+            autoreset_mode=self.kernel_autoreset, max_steps=max_episode_steps or 0, events=self.record_events,
+            max_events=self.max_events_per_step,
         )
         shape = self.state.obs.shape[1:]
         obs_space = gym.spaces.Box(0, 1, shape, np.uint8)

@@ -7,7 +7,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode
 
 import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
@@ -19,7 +18,7 @@ from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level, read_
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState
 from gridsim.single import SingleEnvView
 from gridsim.textmap import parse_level_text
-from gridsim.vector import AUTORESET_CODES, GridVectorEnv
+from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES",
            "PIXELWORLD_IDS"]
@@ -201,24 +200,11 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         max_episode_steps: int | None = None,
         nan_action: str = "error",
         level_directory: str | None = None,
-        events: bool = False,
-        max_events_per_step: int = 16,
-        info_events: bool = False,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        render_mode: str | None = None,
-        copy: bool = True,
-        num_threads: int = 1,
         obs_dtype=None,
-        mixer_seed: int = 0,
-        episode_stats: bool = True,
-        _continue_past_end: bool = False,
+        **common: Any,
     ):
-        super().__init__(
-            num_envs=num_envs, autoreset_mode=autoreset_mode, render_mode=render_mode, copy=copy,
-            num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
-            obs_dtype=obs_dtype,
-        )
-        self.info_events = bool(info_events)
+        # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
+        super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         if nan_action not in ("error", "zero"):
             raise ValueError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
         if max_episode_steps is not None and (
@@ -240,15 +226,14 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             self.level, self.obs_type, self.actions, view_size=view_size,
             channels_first=channels_first, pixels_per_cell=pixels_per_cell, obs_dtype=obs_dtype,
         )
-        mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.state = NavState(
             maps, self.num_envs,
             map_id=np.arange(self.num_envs) if len(maps) > 1 else None,
             obs_kind=OBS_TYPES[self.obs_type], view_size=view_size,
             pixels_per_cell=pixels_per_cell, channels_first=channels_first,
-            actions=self.actions, autoreset_mode=mode, randomize_goals=randomize_goals,
+            actions=self.actions, autoreset_mode=self.kernel_autoreset, randomize_goals=randomize_goals,
             max_steps=self.max_episode_steps or 0, nan_to_zero=nan_action == "zero",
-            events=events, max_events=max_events_per_step,
+            events=self.record_events, max_events=self.max_events_per_step,
         )
         self.kernel = _core.NavKernel(self.state)
         self.obs_rewritten_every_step = self.obs_type != "image"  # images are repainted cell by cell

@@ -8,7 +8,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode
 
 import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
@@ -17,7 +16,7 @@ from gridsim.roboman.api import RobomanApi
 from gridsim.roboman.state import RobomanState
 from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, parse_task
 from gridsim.single import SingleEnvView
-from gridsim.vector import AUTORESET_CODES, GridVectorEnv
+from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
@@ -144,24 +143,11 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         max_episode_steps: int | None = MAX_TIME,
         exclude_solved_starts: bool = False,
         cell_px: int = 32,
-        events: bool = False,
-        max_events_per_step: int = 16,
-        info_events: bool = False,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        render_mode: str | None = None,
-        copy: bool = True,
-        num_threads: int = 1,
         obs_dtype=None,
-        mixer_seed: int = 0,
-        episode_stats: bool = True,
-        _continue_past_end: bool = False,
+        **common: Any,
     ):
-        super().__init__(
-            num_envs=num_envs, autoreset_mode=autoreset_mode, render_mode=render_mode, copy=copy,
-            num_threads=num_threads, mixer_seed=mixer_seed, episode_stats=episode_stats,
-            obs_dtype=obs_dtype,
-        )
-        self.info_events = bool(info_events)
+        # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
+        super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         if tasks is None:
             self.tasks = (parse_task(task, x_obj, y_obj),)
         else:
@@ -195,11 +181,10 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
                                        obs_space.shape, np.dtype(obs_dtype))
         self.single_observation_space = obs_space
         self.single_action_space = gym.spaces.Discrete(7)
-        mode = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.state = RobomanState(
             self.num_envs, [TASK_IDS[t.name] for t in self.tasks], obs_kind=OBS_TYPES[obs_type],
-            task_in_obs=task_in_obs, autoreset_mode=mode, max_steps=self.max_episode_steps,
-            exclude_solved=exclude_solved_starts, events=events, max_events=max_events_per_step,
+            task_in_obs=task_in_obs, autoreset_mode=self.kernel_autoreset, max_steps=self.max_episode_steps,
+            exclude_solved=exclude_solved_starts, events=self.record_events, max_events=self.max_events_per_step,
         )
         self.kernel = _core.RobomanKernel(self.state)
         self._finish_init()
