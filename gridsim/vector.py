@@ -45,6 +45,16 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     )
 
 
+# The end of every family docstring's ``## Arguments``: the common arguments, then the settings table.
+SETTINGS_DOC = """\
+    Every family also takes ``mixer_seed`` and ``settings`` (str -> str, the settings below by
+    name, ``docs/levels.md``). ``info_events=True`` puts arrays of length E, not N, in
+    ``infos["events"]``, which ``DictInfoToList`` rejects. The settings, as keyword arguments
+    or ``settings=``:
+
+"""
+
+
 class GridVectorEnv(VectorEnv):
     """A batch of N grid worlds stepped by one kernel call per ``step``.
 
@@ -77,7 +87,7 @@ class GridVectorEnv(VectorEnv):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__doc__ and "    {settings}" in cls.__doc__:
-            cls.__doc__ = cls.__doc__.replace("    {settings}", settings_table(cls.SETTINGS, indent="    "))
+            cls.__doc__ = cls.__doc__.replace("    {settings}", SETTINGS_DOC + settings_table(cls.SETTINGS, "    "))
 
     def __init__(
         self,

@@ -80,10 +80,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     (``"kitchen/<stem>"``, a path or ``"=" + text``); ``obs_type="features"`` is a compact
     float32 vector (per non-floor cell the components of its item, then per agent ``x, y``
     and its held components); ``rules`` (a ``gridsim.kitchen.Rules`` with extra foods or
-    recipes); ``tile_px=32``; ``level_directory``; ``mixer_seed``; ``settings`` (str -> str,
-    the settings below by name, ``docs/levels.md``). ``info_events=True`` puts arrays of
-    length E, not N, in ``infos["events"]``, which ``DictInfoToList`` rejects. The
-    settings, as keyword arguments or ``settings=``:
+    recipes); ``tile_px=32``; ``level_directory``.
 
     {settings}
 

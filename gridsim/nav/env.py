@@ -142,10 +142,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     ``num_envs``; ``level`` (a level name such as ``"nav/room1_small"``, a path, or
     ``"=<map text>"``) or ``world_map`` (map text, or a sequence of ``num_envs`` texts of one
-    size); ``alphabet`` may also be a dict or an ``Alphabet``; ``level_directory``;
-    ``mixer_seed``; ``settings`` (str -> str, the settings below by name, ``docs/levels.md``).
-    ``info_events=True`` puts arrays of length E, not N, in ``infos["events"]``, which
-    ``DictInfoToList`` rejects. The settings, as keyword arguments or ``settings=``:
+    size); ``alphabet`` may also be a dict or an ``Alphabet``; ``level_directory``.
 
     {settings}
 

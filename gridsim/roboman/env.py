@@ -89,10 +89,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     ``num_envs``; ``task`` (a name such as ``"StackRedOnGreen"``, or a kind such as
     ``"StackXOnY"`` with ``x_obj``/``y_obj``: ``"red"``, ``"green"``, ``"blue"`` or 0..2;
     ``y_obj=-1`` for one-object tasks); ``tasks`` (a list of task names: each env draws its
-    task from it at every reset; it replaces ``task``); ``cell_px=32`` (render size);
-    ``mixer_seed``; ``settings`` (str -> str, the settings below by name, ``docs/levels.md``).
-    ``info_events=True`` puts arrays of length E, not N, in ``infos["events"]``, which
-    ``DictInfoToList`` rejects. The settings, as keyword arguments or ``settings=``:
+    task from it at every reset; it replaces ``task``); ``cell_px=32`` (render size).
 
     {settings}
 
