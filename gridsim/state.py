@@ -1,33 +1,97 @@
-"""Batch state: the arrays every family's batch shares, struct of arrays, env axis first.
+"""Batch state: every array of a batch, declared once in field tables, struct of arrays, env axis first.
 
 Coordinates are ``(row, col)`` everywhere, row 0 at the top. numpy allocates and owns
 every byte; the kernel (``gridsim._core``) binds typed views once and writes in place,
 so arrays are never replaced after construction, only written (``np.copyto``).
 
-Each family's state class (``gridsim.<family>.state``) allocates its own fields and
-calls the functions here for the episode bookkeeping, the event buffers and the step
-outputs that the kernel skeleton (``gridsim/_engine.pxi``) reads and writes for every
-family alike.
+A family's state class (``gridsim.<family>.state``) subclasses :class:`BatchState` and
+declares its own arrays in ``FIELDS``; the arrays the kernel skeleton
+(``gridsim/_engine.pxi``) reads and writes for every family (episode bookkeeping, event
+buffers, step outputs) are declared here. Allocation, ``state_dict()`` (the fields
+marked ``saved``) and the bytes-per-env figure all follow from the tables.
+
+Shape symbols: ``U`` worlds (an env, or a kitchen), ``R`` output rows (one per env, or per
+kitchen agent), ``E`` event slots and ``F`` event fields per world; ``obs`` stands for the
+observation's shape and dtype; families add their own (``C`` cells, ``A`` agents, ...).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
-__all__ = ["alloc_episode_state", "alloc_event_buffers", "alloc_step_outputs", "episode_limit"]
+__all__ = ["BatchState", "Field", "episode_limit"]
 
 
-def alloc_episode_state(st, n: int):
-    """The per-world episode bookkeeping every family shares: counters, keys, streams, flags."""
-    st.episode = np.zeros(n, np.int64)  # (n,) episode counter of the world's key
-    st.key = np.zeros((n, 2), np.uint64)  # 128-bit key per world
-    st.rng = np.zeros(n, np.uint64)  # episode stream state
-    st.ep_return = np.zeros(n, np.float64)
-    st.needs_reset = np.zeros(n, np.bool_)
-    st.reseed = np.zeros(n, np.bool_)
-    # seeds[i]: the seed world i's key came from (None until seeded).
-    st.seeds = [None] * n
-    st.seeded = np.zeros(n, np.bool_)
+@dataclass(frozen=True)
+class Field:
+    """One array of a batch state.
+
+    Attributes:
+        name: the attribute (and ``state_dict`` key).
+        dtype: its numpy dtype, or ``"obs"`` for the observation's.
+        shape: dimensions: ints, or symbols resolved per batch (``"U"``, ``"R"``, ``"obs"``, ...).
+        doc: what it holds, for people.
+        fill: the value it starts with.
+        saved: part of the batch's dynamic state (``state_dict``); False for per-env
+            indices fixed at construction and scratch space the kernel rewrites.
+    """
+
+    name: str
+    dtype: Any
+    shape: tuple[int | str, ...]
+    doc: str
+    fill: Any = 0
+    saved: bool = True
+
+    def allocate(self, dims: Mapping[str, Any]) -> np.ndarray:
+        """The array, its symbols resolved by ``dims``."""
+        shape: list[int] = []
+        for d in self.shape:
+            if d == "obs":
+                shape.extend(dims["obs"])
+            else:
+                shape.append(int(dims[d]) if isinstance(d, str) else d)
+        dtype = dims["obs_dtype"] if self.dtype == "obs" else self.dtype
+        return np.full(tuple(shape), self.fill, dtype)
+
+
+# The episode bookkeeping of every world (the kernel skeleton reads and writes it).
+EPISODE_FIELDS = (
+    Field("episode", np.int64, ("U",), "episode counter of the world's key"),
+    Field("key", np.uint64, ("U", 2), "128-bit key of the world's random streams"),
+    Field("rng", np.uint64, ("U",), "episode stream state"),
+    Field("ep_return", np.float64, ("U",), "return of the current episode so far"),
+    Field("needs_reset", np.bool_, ("U",), "ended: reset pending (NEXT_STEP) or required (DISABLED)"),
+    Field("reseed", np.bool_, ("U",), "draw the per-seed tables at the next reset"),
+    Field("seeded", np.bool_, ("U",), "the world has a key (seeds[i] says from which seed)"),
+    Field("ep_max_steps", np.int32, ("U",), "truncation limit of the current episode, 0 = none"),
+)
+
+# The kernel's event buffers (gridsim.events): E events per world and step, F int32 fields each.
+EVENT_FIELDS = (
+    Field("event_type", np.int16, ("U", "E"), "1-based index into the family's event specs, 0 unused"),
+    Field("event_payload", np.int32, ("U", "E", "F"), "the events' fields, unused ones -1", fill=-1),
+    Field("event_count", np.int32, ("U",), "events recorded in the world's last step"),
+    Field("event_dropped", np.int64, ("U",), "events lost to overflow, cumulative"),
+)
+
+# What the kernel writes on every call, one entry per output row.
+OUTPUT_FIELDS = (
+    Field("obs", "obs", ("R", "obs"), "observations"),
+    Field("final_obs", "obs", ("R", "obs"), "SAME_STEP: the final observation of the rows that ended"),
+    Field("final_mask", np.bool_, ("R",), "final_obs is set"),
+    Field("rewards", np.float32, ("R",), "rewards of the last step"),
+    Field("terminated", np.bool_, ("R",), "terminations of the last step"),
+    Field("truncated", np.bool_, ("R",), "truncations of the last step"),
+    Field("stat_mask", np.bool_, ("R",), "an episode ended on this call"),
+    Field("stat_return", np.float64, ("R",), "its return"),
+    Field("stat_length", np.int32, ("R",), "its length"),
+    Field("ended_rows", np.int32, ("R",), "scratch: the rows whose statistics the last call set", saved=False),
+)
 
 
 def episode_limit(max_steps: int) -> int:
@@ -39,35 +103,56 @@ def episode_limit(max_steps: int) -> int:
     return m if 0 < m <= 0x7FFFFFFF else 0
 
 
-def alloc_event_buffers(st, units: int, capacity: int, num_fields: int, enabled: bool):
-    """The kernel's event buffers (``gridsim.events``): ``capacity`` events per world and step.
+class BatchState:
+    """Every array of one batch: the family's ``FIELDS`` plus the shared tables above.
 
-    ``units`` is the number of simulated worlds (envs, or kitchens), ``num_fields`` the
-    family's largest payload (at least 1 field is stored). With ``enabled`` false the
-    kernel never touches them, so they get one slot per world instead of ``capacity``
-    (a million envs then carry no 160 MB of unused event slots).
+    Subclasses declare ``FIELDS`` and call :meth:`allocate` once, after which
+    ``DYNAMIC`` (the ``state_dict`` keys) and :meth:`nbytes_per_env` follow from the tables.
     """
-    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
-        raise ValueError(f"max_events_per_step must be an integer >= 1, got {capacity!r}")
-    E, F = (int(capacity) if enabled else 1), max(int(num_fields), 1)
-    st.events_on = int(bool(enabled))
-    st.max_events = E
-    st.num_event_fields = F
-    st.event_type = np.zeros((units, E), np.int16)  # (U, E) 1-based spec index, 0 unused
-    st.event_payload = np.full((units, E, F), -1, np.int32)  # (U, E, F) unused fields -1
-    st.event_count = np.zeros(units, np.int32)  # (U,) events of the last step
-    st.event_dropped = np.zeros(units, np.int64)  # (U,) lost to overflow, cumulative
 
+    FIELDS: tuple[Field, ...] = ()  # the family's own arrays
+    DYNAMIC: tuple[str, ...] = ()  # the saved fields, in table order (set for each subclass)
 
-def alloc_step_outputs(st, rows: int, obs_shape: tuple[int, ...], obs_dtype):
-    """The output buffers every family's kernel writes on each call, one entry per row."""
-    st.obs = np.zeros((rows, *obs_shape), obs_dtype)
-    st.final_obs = np.zeros_like(st.obs)  # SAME_STEP: the final observation of ended rows
-    st.final_mask = np.zeros(rows, np.bool_)
-    st.rewards = np.zeros(rows, np.float32)
-    st.terminated = np.zeros(rows, np.bool_)
-    st.truncated = np.zeros(rows, np.bool_)
-    st.stat_mask = np.zeros(rows, np.bool_)  # an episode ended on this call
-    st.stat_return = np.zeros(rows, np.float64)
-    st.stat_length = np.zeros(rows, np.int32)
-    st.ended_rows = np.zeros(rows, np.int32)  # scratch: rows whose statistics are set
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.DYNAMIC = tuple(f.name for f in cls.fields() if f.saved)
+
+    @classmethod
+    def fields(cls) -> tuple[Field, ...]:
+        """Every field of this family's batch state, its own first."""
+        return cls.FIELDS + EPISODE_FIELDS + EVENT_FIELDS + OUTPUT_FIELDS
+
+    def allocate(self, *, units: int, rows: int, obs_shape: tuple[int, ...], obs_dtype,
+                 max_steps: int, events: bool, max_events: int, num_event_fields: int, **dims: int):
+        """Allocate every field.
+
+        Args:
+            units: U, the simulated worlds (envs, or kitchens).
+            rows: R, the output rows.
+            obs_shape: the shape of one row's observation.
+            obs_dtype: its dtype.
+            max_steps: the truncation limit of the first episodes (0 or less: none).
+            events: the kernel records events; without them the buffers get one slot per
+                world instead of ``max_events`` (a million envs then carry no 160 MB of
+                unused event slots).
+            max_events: event slots per world and step.
+            num_event_fields: the family's largest event payload (at least 1 field is stored).
+            **dims: the family's own shape symbols.
+        """
+        if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 1:
+            raise ValueError(f"max_events_per_step must be an integer >= 1, got {max_events!r}")
+        self.num_units = int(units)
+        self.events_on = int(bool(events))
+        self.max_events = int(max_events) if events else 1
+        self.num_event_fields = max(int(num_event_fields), 1)
+        sizes = dict(dims, U=units, R=rows, E=self.max_events, F=self.num_event_fields, obs=tuple(obs_shape),
+                     obs_dtype=np.dtype(obs_dtype))
+        for f in self.fields():
+            setattr(self, f.name, f.allocate(sizes))
+        self.ep_max_steps[:] = episode_limit(max_steps)
+        # seeds[i]: the seed world i's key came from (None until seeded).
+        self.seeds: list[int | None] = [None] * self.num_units
+
+    def nbytes_per_env(self) -> float:
+        """Bytes of state and output buffers per world (arrays shared by worlds count 1/U each)."""
+        return sum(getattr(self, f.name).nbytes for f in self.fields()) / self.num_units

@@ -6,12 +6,12 @@ import numpy as np
 
 from gridsim.events import num_fields
 from gridsim.kitchen.api import KITCHEN_EVENTS
-from gridsim.state import alloc_episode_state, alloc_event_buffers, alloc_step_outputs, episode_limit
+from gridsim.state import BatchState, Field
 
 __all__ = ["KitchenState"]
 
 
-class KitchenState:
+class KitchenState(BatchState):
     """All arrays of a batch of kitchens.
 
     Cells are ``y * W + x``. Items are ids of the level's ``KitchenTables`` (0 = no item).
@@ -29,12 +29,21 @@ class KitchenState:
         max_events: event slots per kitchen and step.
     """
 
-    DYNAMIC = (
-        "agent_cell", "held", "tile_item", "delivered_bits", "solved", "n_delivered", "delivered_item",
-        "delivered_cell", "t", "episode", "key", "rng", "ep_return", "needs_reset", "reseed", "seeded",
-        "ep_max_steps", "event_type", "event_payload", "event_count", "event_dropped", "obs", "final_obs",
-        "final_mask", "rewards", "terminated", "truncated", "stat_mask", "stat_return", "stat_length",
-        "stat_success", "stat_dishes",
+    # The family's own arrays (gridsim.state adds the ones every family has; a world is a kitchen).
+    # D: the most deliveries a kitchen's items allow.
+    FIELDS = (
+        Field("agent_cell", np.int16, ("K", "A"), "each agent's cell"),
+        Field("held", np.int16, ("K", "A"), "each agent's held item, 0 = nothing"),
+        Field("tile_item", np.int16, ("K", "C"), "the item lying on each cell, 0 = nothing"),
+        Field("delivered_bits", np.uint16, ("K", "C"), "components delivered to each delivery cell"),
+        Field("solved", np.uint32, ("K",), "bit r: recipe r's dish was delivered"),
+        Field("n_delivered", np.int16, ("K",), "items delivered in this episode"),
+        Field("delivered_item", np.int16, ("K", "D"), "the delivered items, in order"),
+        Field("delivered_cell", np.int16, ("K", "D"), "and where"),
+        Field("t", np.int32, ("K",), "steps in this episode"),
+        Field("stat_success", np.bool_, ("R",), "the episode that ended was solved"),
+        Field("stat_dishes", np.int32, ("R",), "items delivered in the episode that ended"),
+        Field("moves", np.int8, ("K", "A"), "scratch: the validated actions", saved=False),
     )
 
     def __init__(self, level, num_kitchens: int, num_agents: int, *, agent_rows: bool = False,
@@ -81,28 +90,10 @@ class KitchenState:
         # Every component can be delivered at most once, and a delivery takes two or more.
         D = max(1, sum(int(np.asarray(tables.components)[tables.item_id(n)].sum())
                        for n in level.initial_items.values()) // 2)
-        # ---- per-kitchen state
-        self.agent_cell = np.tile(self.start_cell, (K, 1))  # (K, A)
-        self.held = np.zeros((K, A), np.int16)  # (K, A) 0 = nothing
-        self.tile_item = np.tile(self.init_item, (K, 1))  # (K, C)
-        self.delivered_bits = np.zeros((K, C), np.uint16)  # (K, C)
-        self.solved = np.zeros(K, np.uint32)  # (K,) recipe bits delivered
-        self.n_delivered = np.zeros(K, np.int16)
-        self.delivered_item = np.zeros((K, D), np.int16)  # (K, D)
-        self.delivered_cell = np.zeros((K, D), np.int16)
-        self.t = np.zeros(K, np.int32)
-        alloc_episode_state(self, K)  # keys are recorded only: kitchens draw nothing
-        self.ep_max_steps = np.full(K, episode_limit(self.max_steps), np.int32)  # (K,) this episode's limit
-        # A step records at most one event per agent plus goal_reached.
-        alloc_event_buffers(self, K, max_events, num_fields(KITCHEN_EVENTS), events)
-        self.moves = np.zeros((K, A), np.int8)  # scratch
-        # ---- outputs, per row
-        R = self.num_rows
+        # ---- per-kitchen state, outputs per row; keys are recorded only: kitchens draw nothing
         shape = (self.obs_channels, H, W) if channels_first else (H, W, self.obs_channels)
-        alloc_step_outputs(self, R, shape, np.uint8)
-        self.stat_success = np.zeros(R, np.bool_)
-        self.stat_dishes = np.zeros(R, np.int32)
-
-    def nbytes_per_env(self) -> float:
-        """Bytes of state and output buffers per kitchen."""
-        return sum(getattr(self, n).nbytes for n in self.DYNAMIC) / self.num_kitchens
+        self.allocate(units=K, rows=self.num_rows, obs_shape=shape, obs_dtype=np.uint8, max_steps=self.max_steps,
+                      events=events, max_events=max_events, num_event_fields=num_fields(KITCHEN_EVENTS),
+                      K=K, A=A, C=C, D=D)
+        self.agent_cell[:] = self.start_cell
+        self.tile_item[:] = self.init_item

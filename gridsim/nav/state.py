@@ -13,7 +13,7 @@ from gridsim.events import num_fields
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.api import NAV_EVENTS
 from gridsim.nav.level import NavLevel
-from gridsim.state import alloc_episode_state, alloc_event_buffers, alloc_step_outputs, episode_limit
+from gridsim.state import BatchState, Field
 
 __all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
 
@@ -30,7 +30,7 @@ ACTION_CODES = {
 
 
 
-class NavState:
+class NavState(BatchState):
     """All arrays of a batch of navigation envs.
 
     Maps are stored with a VOID border ``pad`` cells wide and flattened: cell
@@ -53,12 +53,20 @@ class NavState:
         max_events: event slots per env and step.
     """
 
-    # Arrays that make up the batch's dynamic state (saved by state_dict, in this order).
-    DYNAMIC = (
-        "grid", "cell_flags", "cell_reward", "agent_cell", "step_count", "episode", "key", "rng",
-        "ep_return", "needs_reset", "reseed", "start_override", "seeded", "obs", "rewards",
-        "terminated", "truncated", "stat_mask", "stat_return", "stat_length", "final_obs",
-        "final_mask", "ep_max_steps", "event_type", "event_payload", "event_count", "event_dropped",
+    # The family's own arrays (gridsim.state adds the ones every family has). G maps are stored:
+    # one per env (N) when cells change during an episode, else one per level map (M), shared.
+    # T reward tables: one per env when fixed rewards are drawn per seed, else one per map.
+    FIELDS = (
+        Field("grid", np.uint8, ("G", "C"), "current tile id of every padded cell"),
+        Field("cell_flags", np.uint8, ("G", "C"), "F_* bits of the current tiles"),
+        Field("cell_reward", np.float32, ("T", "P", "C"), "fixed rewards; plane 1: after a cell turns default"),
+        Field("agent_cell", np.int32, ("N",), "the agent's cell"),
+        Field("step_count", np.int32, ("N",), "steps in the current episode"),
+        Field("start_override", np.int32, ("N",), ">= 0: the start cell of the next reset", fill=-1),
+        Field("map_id", np.int32, ("N",), "the level map each env plays", saved=False),
+        Field("grid_index", np.int32, ("N",), "each env's row of grid and cell_flags", saved=False),
+        Field("reward_index", np.int32, ("N",), "each env's row of cell_reward", saved=False),
+        Field("moves", np.int8, ("N",), "scratch: continuous actions as move codes", saved=False),
     )
 
     def __init__(
@@ -162,36 +170,29 @@ class NavState:
         self.per_env_table = int(bool(fixed_random))
 
         # ---- per-env state
-        self.map_id = (np.arange(N, dtype=np.int32) % M) if map_id is None else \
-            np.ascontiguousarray(map_id, np.int32)  # (N,)
-        if self.mutable:
-            self.grid = self.level_tiles[self.map_id].copy()  # (N, C) current tiles
-            self.cell_flags = self.level_flags[self.map_id].copy()  # (N, C)
-            self.grid_index = np.arange(N, dtype=np.int32)
-        else:
-            # (M, C): static, shared by the envs of a map; the kernel never writes them.
-            self.grid = self.level_tiles.copy()
-            self.cell_flags = self.level_flags.copy()
-            self.grid_index = self.map_id.copy()
         planes = 2 if self.mutable else 1
-        if self.per_env_table:
-            self.cell_reward = np.zeros((N, planes, C), np.float32)  # drawn at seeding
-            self.reward_index = np.arange(N, dtype=np.int32)
+        self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=self.obs_dtype,
+                      max_steps=self.max_steps, events=events, max_events=max_events,
+                      num_event_fields=num_fields(NAV_EVENTS), N=N, C=C, P=planes,
+                      G=N if self.mutable else M, T=N if self.per_env_table else M)
+        self.map_id[:] = (np.arange(N) % M) if map_id is None else map_id
+        if self.mutable:
+            self.grid[:] = self.level_tiles[self.map_id]
+            self.cell_flags[:] = self.level_flags[self.map_id]
+            self.grid_index[:] = np.arange(N)
+        else:  # static, shared by the envs of a map; the kernel never writes them
+            self.grid[:] = self.level_tiles
+            self.cell_flags[:] = self.level_flags
+            self.grid_index[:] = self.map_id
+        if self.per_env_table:  # drawn at seeding
+            self.reward_index[:] = np.arange(N)
         else:
-            self.cell_reward = np.stack([
+            self.cell_reward[:] = np.stack([
                 self._pad(constant_reward_table(m, planes, self.randomize_goals)) for m in maps
-            ])  # (M, planes, C)
-            self.reward_index = self.map_id.copy()
-        # (N,) the agent's cell; a valid cell even before the first reset, so no step can
-        # ever index outside the map.
-        self.agent_cell = self.start_cells[self.map_id, 0].copy()
-        self.step_count = np.zeros(N, np.int32)
-        self.start_override = np.full(N, -1, np.int32)  # >= 0: start cell of the next reset
-        alloc_episode_state(self, N)
-        self.ep_max_steps = np.full(N, episode_limit(self.max_steps), np.int32)  # (N,) this episode's limit
-        alloc_event_buffers(self, N, max_events, num_fields(NAV_EVENTS), events)
-        alloc_step_outputs(self, N, self.obs_shape, self.obs_dtype)
-        self.moves = np.zeros(N, np.int8)  # scratch
+            ])
+            self.reward_index[:] = self.map_id
+        # A valid cell even before the first reset, so no step can ever index outside the map.
+        self.agent_cell[:] = self.start_cells[self.map_id, 0]
 
     def _pad(self, table: np.ndarray) -> np.ndarray:
         """A (planes, H, W) table as (planes, C) over padded cells (0 on the border)."""
@@ -224,13 +225,6 @@ class NavState:
     def obs_dtype(self) -> type:
         """The dtype of the observation."""
         return np.int32 if self.obs_kind == OBS_COORDS else np.uint8
-
-    def nbytes_per_env(self) -> float:
-        """Bytes of state and output buffers per env (tables shared by envs count 1/N each)."""
-        total = 0
-        for name in self.DYNAMIC + ("map_id", "grid_index", "reward_index", "moves", "ended_rows"):
-            total += getattr(self, name).nbytes
-        return total / self.num_envs
 
     def tiles_of(self, i: int) -> np.ndarray:
         """The current (H, W) tile ids of env i (a copy)."""

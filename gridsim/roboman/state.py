@@ -9,12 +9,12 @@ import numpy as np
 from gridsim.events import num_fields
 from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASKS
-from gridsim.state import alloc_episode_state, alloc_event_buffers, alloc_step_outputs, episode_limit
+from gridsim.state import BatchState, Field
 
 __all__ = ["RobomanState"]
 
 
-class RobomanState:
+class RobomanState(BatchState):
     """All arrays of a batch of gridroboman envs.
 
     Positions are ``(x, y)`` (column, row), as in the original; -1 stands for None
@@ -32,12 +32,16 @@ class RobomanState:
         max_events: event slots per env and step.
     """
 
-    DYNAMIC = (
-        "record", "timer", "task_slot", "episode", "key",
-        "rng", "ep_return", "needs_reset", "reseed", "seeded", "obs", "final_obs", "action_mask",
-        "final_action_mask", "final_mask", "rewards", "terminated", "truncated", "stat_mask",
-        "stat_return", "stat_length", "stat_success", "ep_max_steps", "event_type", "event_payload",
-        "event_count", "event_dropped",
+    # The family's own arrays (gridsim.state adds the ones every family has).
+    FIELDS = (
+        # One 16-byte record per env, so the kernel moves an env with one copy; the named
+        # fields (agent, obj_pos, ...) are views into it (layout: R_* in roboman/_kernel.pxi).
+        Field("record", np.int8, ("N", 16), "agent, objects, links, held, task; -1 = None", fill=-1),
+        Field("timer", np.int64, ("N",), "steps in this episode"),
+        Field("task_slot", np.int16, ("N",), "the env's task: its index in task_set"),
+        Field("action_mask", np.int8, ("N", 7), "1 = the action changes nothing (masked out)"),
+        Field("final_action_mask", np.int8, ("N", 7), "SAME_STEP: the mask of the final state"),
+        Field("stat_success", np.bool_, ("N",), "the episode that ended was terminated (solved)"),
     )
 
     def __init__(self, num_envs: int, task_set: Sequence[int], *, obs_kind: int = 0,
@@ -58,10 +62,9 @@ class RobomanState:
         for arr in (self.task_kind, self.task_x, self.task_y, self.task_set):
             arr.setflags(write=False)
         # ---- per-env state
-        first = self.task_set[0]
-        # One 16-byte record per env, so the kernel moves an env with one copy; the named
-        # fields below are views into it (layout: R_* in _core.pxd).
-        self.record = np.full((N, 16), -1, np.int8)  # (N, 16)
+        self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=np.float32 if obs_kind == 0 else np.uint8,
+                      max_steps=self.max_steps, events=events, max_events=max_events,
+                      num_event_fields=num_fields(ROBOMAN_EVENTS), N=N)
         self.agent = self.record[:, 0:2]  # (N, 2) (x, y)
         self.obj_pos = self.record[:, 2:8].reshape(N, 3, 2)  # (N, 3, 2) (x, y) of red, green, blue
         self.above = self.record[:, 8:11]  # (N, 3) object on top, -1 = None
@@ -69,17 +72,7 @@ class RobomanState:
         self.held = self.record[:, 14]  # (N,) lifted object, -1 = None
         self.task = self.record[:, 15]  # (N,) task id
         assert np.shares_memory(self.obj_pos, self.record)
-        self.timer = np.zeros(N, np.int64)  # (N,) steps in this episode
-        self.task[:] = first
-        self.task_slot = np.zeros(N, np.int16)  # (N,) its index in task_set
-        alloc_episode_state(self, N)
-        self.ep_max_steps = np.full(N, episode_limit(self.max_steps), np.int32)  # (N,) this episode's limit
-        alloc_event_buffers(self, N, max_events, num_fields(ROBOMAN_EVENTS), events)
-        # ---- outputs
-        alloc_step_outputs(self, N, self.obs_shape, np.float32 if obs_kind == 0 else np.uint8)
-        self.action_mask = np.zeros((N, 7), np.int8)  # (N, 7) 1 = masked out
-        self.final_action_mask = np.zeros((N, 7), np.int8)
-        self.stat_success = np.zeros(N, np.bool_)
+        self.task[:] = self.task_set[0]
 
     @property
     def obs_shape(self) -> tuple[int, ...]:
@@ -87,7 +80,3 @@ class RobomanState:
         if self.obs_kind == 0:
             return (11 + (len(self.task_set) if self.task_in_obs else 0),)
         return (7, 7, 4)
-
-    def nbytes_per_env(self) -> float:
-        """Bytes of state and output buffers per env."""
-        return sum(getattr(self, n).nbytes for n in self.DYNAMIC + ("ended_rows",)) / self.num_envs
