@@ -71,7 +71,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     truncated when the step count reaches ``max_episode_steps`` (100 for the registered
     ids). Where an episode ends, ``infos["episode_stats"]`` holds ``return``, ``length``,
     ``success`` and ``dishes_delivered``. With ``events=True`` the kernel records each
-    kitchen's events (``gridsim.events.KITCHEN_EVENTS``: ``item_picked``, ``item_put``,
+    kitchen's events (``gridsim.kitchen.api.KITCHEN_EVENTS``: ``item_picked``, ``item_put``,
     ``item_chopped``, ``items_merged``, ``dish_delivered``, ``collision``, ``goal_reached``).
 
     ## Arguments

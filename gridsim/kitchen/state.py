@@ -25,7 +25,7 @@ class KitchenState(BatchState):
         channels_first: observations (C, H, W) instead of (H, W, C).
         autoreset_mode: the kernel's AUTORESET_* code.
         max_steps: truncated when the step count reaches it (0: never).
-        events: the kernel records events (``gridsim.events.KITCHEN_EVENTS``), per kitchen.
+        events: the kernel records events (``gridsim.kitchen.api.KITCHEN_EVENTS``), per kitchen.
         max_events: event slots per kitchen and step.
     """
 

@@ -49,7 +49,7 @@ class NavState(BatchState):
         randomize_goals: keep one terminal cell per episode, the others become default tiles.
         max_steps: truncation limit, 0 for none.
         nan_to_zero: continuous NaN components count as 0 instead of raising.
-        events: the kernel records events (``gridsim.events.NAV_EVENTS``).
+        events: the kernel records events (``gridsim.nav.api.NAV_EVENTS``).
         max_events: event slots per env and step.
     """
 

@@ -16,7 +16,7 @@ The state of one env is a plain dict (the same keys as ``NavVectorEnv.get_state`
 
 plus, for the reference only, ``table``: the fixed rewards ``[plane][row][col]``.
 
-Events (``gridsim.events.NAV_EVENTS``) are ``(name, payload tuple)`` pairs, in this order
+Events (``gridsim.nav.api.NAV_EVENTS``) are ``(name, payload tuple)`` pairs, in this order
 within a step: ``wall_bump (row, col)`` when the move's target cell (clamped into the map)
 is another cell and not accessible; ``tile_collected (row, col)`` when the agent ends on a
 collectible cell; ``goal_reached (row, col)`` when it ends on a terminal cell.

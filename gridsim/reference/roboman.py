@@ -191,7 +191,7 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME, events: l
     object takes the agent's cell; 5. goal; 6. reward; 7. ``timer += 1`` and
     ``truncated = timer == max_steps``.
 
-    When ``events`` is given, the step's events (``gridsim.events.ROBOMAN_EVENTS``) are
+    When ``events`` is given, the step's events (``gridsim.roboman.api.ROBOMAN_EVENTS``) are
     appended to it as ``(name, payload tuple)``: ``object_lifted (obj, from_below)`` for a
     lift that happens (``from_below`` the object it was lifted off, -1 the floor),
     ``object_put (obj, onto)`` for a put that happens (``onto`` -1 for the floor), then

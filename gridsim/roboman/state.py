@@ -28,7 +28,7 @@ class RobomanState(BatchState):
         autoreset_mode: the kernel's AUTORESET_* code.
         max_steps: truncated on the step where the timer reaches it.
         exclude_solved: redraw placements whose goal already holds.
-        events: the kernel records events (``gridsim.events.ROBOMAN_EVENTS``).
+        events: the kernel records events (``gridsim.roboman.api.ROBOMAN_EVENTS``).
         max_events: event slots per env and step.
     """
 
