@@ -121,6 +121,17 @@ def make_envs(cfg: BenchConfig, num_envs: int | None = None) -> gridsim.GridVect
     return envs
 
 
+def complete(cfg: BenchConfig) -> BenchConfig:
+    """Fill in what the records report from a one-env batch: the action space and episode limit."""
+    if cfg.max_episode_steps is None:
+        probe = make_envs(cfg, num_envs=1)
+        if "actions" not in FAMILIES[cfg.family].vector_env.SETTINGS:
+            cfg.actions = str(probe.single_action_space)
+        cfg.max_episode_steps = probe.read_property("settings.max_steps")
+        probe.close()
+    return cfg
+
+
 def rows_of(actions: np.ndarray) -> list[np.ndarray]:
     """The per-step action rows as a list of contiguous views (sliced before timing)."""
     rows = [actions[t] for t in range(actions.shape[0])]
@@ -189,6 +200,7 @@ def run_batch(cfg: BenchConfig, modes: Iterable[str], emit: Emit,
     modes = [m for m in modes if m in ("raw", "step")]
     if not modes:
         return []
+    complete(cfg)
     envs = make_envs(cfg)
     try:
         actions = make_actions(envs.single_action_space, cfg.steps, cfg.num_envs, cfg.seed)
@@ -264,6 +276,7 @@ def run(cfg: BenchConfig, emit: Emit | None = None,
     """Run every mode of ``cfg``; emits and returns one record per (mode, repeat)."""
     emit = emit or print_json
     info = machine_info() if info is None else info
+    complete(cfg)
     modes = cfg.modes()
     records = run_batch(cfg, modes, emit, info)
     if "reference" in modes:
@@ -371,13 +384,7 @@ def parse_args(argv: list[str] | None = None) -> BenchConfig:
             setattr(ns, key, value)
         elif getattr(ns, key) is not None:
             parser.error(f"the {fam.name} family has no {key} setting")
-    cfg = BenchConfig(**vars(ns))
-    probe = make_envs(cfg, num_envs=1)  # the action space and episode limit the records report
-    if "actions" not in settings:
-        cfg.actions = str(probe.single_action_space)
-    cfg.max_episode_steps = probe.read_property("settings.max_steps")
-    probe.close()
-    return cfg
+    return complete(BenchConfig(**vars(ns)))
 
 
 def main(argv: list[str] | None = None) -> int:

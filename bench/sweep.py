@@ -41,15 +41,13 @@ import bench_step  # noqa: E402  (sets OPENBLAS_NUM_THREADS before numpy loads)
 from bench_step import BenchConfig  # noqa: E402
 
 SIZES = (64, 256, 1024, 4096, 16384, 65536, 262144)
-# Per family: the observations swept over N, the one timed at N = 4096 only, the level
-# (a task for roboman), the README markers and the step() targets at N = 4096.
+# How each family's table in bench/README.md is swept: the observations swept over N, the one
+# timed at N = 4096 only, the README marker and the step() targets at N = 4096. The level is the
+# family's bench level (gridsim.families).
 FAMILIES = {
-    "nav": {"obs": ("coords", "view"), "extra": "image", "level": "nav/room5_medium",
-            "marker": "sweep", "targets": {"coords": 120e6, "view": 40e6}},
-    "roboman": {"obs": ("vector",), "extra": "grid", "level": "StackRedOnGreen",
-                "marker": "sweep:roboman", "targets": {"vector": 40e6}},
-    "kitchen": {"obs": ("grid",), "extra": None, "level": "kitchen/open-divider_salad",
-                "marker": "sweep:kitchen", "targets": {"grid": 5e6}},
+    "nav": {"obs": ("coords", "view"), "extra": "image", "marker": "sweep", "targets": {"coords": 120e6, "view": 40e6}},
+    "roboman": {"obs": ("vector",), "extra": "grid", "marker": "sweep:roboman", "targets": {"vector": 40e6}},
+    "kitchen": {"obs": ("grid",), "extra": None, "marker": "sweep:kitchen", "targets": {"grid": 5e6}},
 }
 IMAGE_SIZES = (4096,)
 TARGET_ENV_STEPS = 2_000_000
@@ -63,7 +61,7 @@ def plan(quick: bool = False, sizes=SIZES, obs_types=None, level: str | None = N
     """The batch configurations to time, and the reference configuration."""
     fam = FAMILIES[family]
     obs_types = obs_types or fam["obs"]
-    level = level or fam["level"]
+    level = level or bench_step.FAMILIES[family].bench_level
     if quick:
         sizes, image_sizes = (64, 256), (64,)
     else:
