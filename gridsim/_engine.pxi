@@ -8,12 +8,15 @@
 # is a @cython.final subclass of Kernel supplying the per-unit hooks the loop calls:
 #
 #   unit_rows() / unit_actions()   R and A (inline constants where they are fixed)
-#   begin_step()                   once per call, before the loop (cache pointers; debug checks)
-#   step_one(u, acts, ev, limit, &reward) -> ST_* bits   one step of unit u's rules; its
-#                                  events go to ev (NULL with events off); limit: ep_max_steps[u]
+#   begin_step(actions) -> 0 / -1  once per call, after validation (nav's debug bounds check)
+#   step_context() -> ctx          once per call: a struct of what the loop reads (raw pointers,
+#                                  options), kept in the loop's frame so it stays in registers
+#   step_one(&ctx, u, acts, ev, limit, &reward, &truncated) -> terminated   one step of unit
+#                                  u's rules; events go to ev (NULL with events off); limit: the
+#                                  episode's ep_max_steps value (0 = none), read per family
 #   reset_one(u)                   start unit u's next episode
 #   write_obs(u, final)            all R observation rows of unit u (or its final ones)
-#   observe_step(u)                the observation after a step that did not reset
+#   observe_step(&ctx, u)          the observation after a step that did not reset
 #   ep_length(u)                   the episode's length for stat_length
 #   stat_extras(u, row, set)       family statistics beyond return / length / success
 #
@@ -43,10 +46,16 @@ ctypedef fused events_t:
     EventsOff
     EventsOn
 
-# Bits step_one returns.
-cdef enum:
-    ST_TERMINATED = 1
-    ST_TRUNCATED = 2
+# Compile-time switch of the step loop: every unit's episode has the batch's one limit (the
+# usual case: a loop-invariant value), or the limits differ (after a max_steps write, until
+# every unit reset).
+ctypedef struct AnyLimits:
+    char unused
+ctypedef struct OneLimit:
+    char unused
+ctypedef fused limits_t:
+    AnyLimits
+    OneLimit
 
 
 # ---------------------------------------------------------------- events
@@ -244,9 +253,18 @@ cdef Py_ssize_t step_units(kernel_t self, const action_t* actions, Py_ssize_t n,
         return -1
     if check_actions(self, actions, n, choices) < 0 or self.begin_step(actions) < 0:
         return -1
+    cdef const int32_t* ep = &self.ep_max_steps[0]
+    cdef bint mixed = False
+    cdef Py_ssize_t u
+    for u in range(self.units):
+        mixed |= ep[u] != ep[0]  # no early exit: the loop vectorizes
     if self.events_on:
-        return run_units(self, actions, <const EventsOn*>NULL)
-    return run_units(self, actions, <const EventsOff*>NULL)
+        if mixed:
+            return run_units(self, actions, <const EventsOn*>NULL, <const AnyLimits*>NULL)
+        return run_units(self, actions, <const EventsOn*>NULL, <const OneLimit*>NULL)
+    if mixed:
+        return run_units(self, actions, <const EventsOff*>NULL, <const AnyLimits*>NULL)
+    return run_units(self, actions, <const EventsOff*>NULL, <const OneLimit*>NULL)
 
 
 cdef int check_actions(Kernel self, const action_t* actions, Py_ssize_t n, int64_t choices) noexcept nogil:
@@ -256,11 +274,13 @@ cdef int check_actions(Kernel self, const action_t* actions, Py_ssize_t n, int64
     cdef int A = self.acts_per_unit, R = self.rows_per_unit
     cdef int bad = 0
     if choices > 0:
+        # One unsigned compare catches both ends (a negative action wraps to a huge one), and
+        # no early exit: the loop vectorizes.
         for i in range(n):
-            bad |= actions[i] < 0 or actions[i] >= choices  # no early exit: the loop vectorizes
+            bad |= <uint64_t><int64_t>actions[i] >= <uint64_t>choices
         if bad:
             for i in range(n):
-                if actions[i] < 0 or actions[i] >= choices:
+                if <uint64_t><int64_t>actions[i] >= <uint64_t>choices:
                     bad_at = i
                     break
     if self.autoreset_mode == AR_DISABLED:
@@ -299,14 +319,16 @@ cdef inline Py_ssize_t collect_ended(uint8_t* stat_mask, int32_t* ended, Py_ssiz
     return n
 
 
-cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t* tag) noexcept nogil:
+@cython.infer_types(True)
+cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t* tag,
+                          const limits_t* limits) noexcept nogil:
     # Apply validated actions to every unit; returns the rows whose episode ended.
     # Shared arrays are read through local pointers: a store through a uint8 pointer may alias
     # anything, and would otherwise force every memoryview to be reloaded for each unit.
     cdef Py_ssize_t u, r, r0, k
     cdef int R = self.unit_rows(), A = self.unit_actions()
-    cdef int st, mode = self.autoreset_mode
-    cdef uint8_t term, trunc
+    cdef int mode = self.autoreset_mode
+    cdef bint term, trunc
     cdef float rew
     cdef double ret
     cdef int32_t length
@@ -325,6 +347,8 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
     cdef int32_t* stat_length = &self.stat_length[0]
     cdef uint8_t* stat_success = &self.stat_success[0] if self.has_success else NULL
     cdef int32_t* ended = &self.ended_rows[0]
+    cdef int32_t limit, one_limit = ep_max_steps[0]
+    ctx = self.step_context()  # the family's step context struct (type inferred per family)
     # Statistics and final-obs masks are False on rows whose episode did not end (Gymnasium's
     # _add_info): clear only the rows the previous call set.
     for k in range(self.n_ended):
@@ -359,15 +383,17 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
             self.write_obs(u, False)
             continue
         # The limit is loaded before the step's byte stores, which may alias it.
-        st = self.step_one(u, actions + u * A, ev, ep_max_steps[u], &rew)
-        term = st & ST_TERMINATED
-        trunc = (st & ST_TRUNCATED) != 0
+        if limits_t is OneLimit:
+            limit = one_limit
+        else:
+            limit = ep_max_steps[u]
+        term = self.step_one(&ctx, u, actions + u * A, ev, limit, &rew, &trunc)
         ep_return[u] += rew
         for r in range(r0, r0 + R):
             rewards[r] = rew
             terminated[r] = term
             truncated[r] = trunc
-        if st and mode != AR_CONTINUE:
+        if (term or trunc) and mode != AR_CONTINUE:
             ret = ep_return[u]
             length = self.ep_length(u)
             for r in range(r0, r0 + R):
@@ -386,6 +412,6 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
                 self.write_obs(u, False)
                 continue
             needs_reset[u] = 1
-        self.observe_step(u)
+        self.observe_step(&ctx, u)
     self.n_ended = collect_ended(stat_mask, ended, self.units * R)
     return self.n_ended

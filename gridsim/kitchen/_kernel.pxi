@@ -36,6 +36,11 @@ cdef int[5] KITCHEN_DX = [0, 0, 0, -1, 1]
 cdef int[5] KITCHEN_DY = [0, -1, 1, 0, 0]
 
 
+# A step call's loop context (KitchenKernel.step_context): the kitchen reads its fields.
+ctypedef struct KitchenStep:
+    char unused
+
+
 @cython.final
 cdef class KitchenKernel(Kernel):
     """The kitchen family's kernel over one :class:`gridsim.state.KitchenState`."""
@@ -305,11 +310,16 @@ cdef class KitchenKernel(Kernel):
     cdef inline void stat_extras(self, Py_ssize_t k, Py_ssize_t row, bint ended) noexcept nogil:
         self.stat_dishes[row] = self.n_delivered[k] if ended else 0
 
+    cdef inline KitchenStep step_context(self) noexcept nogil:
+        cdef KitchenStep c
+        c.unused = 0
+        return c
+
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
         return 0
 
-    cdef inline int step_one(self, Py_ssize_t k, const action_t* actions, EventBuf* ev,
-                             int32_t limit, float* reward) noexcept nogil:
+    cdef inline bint step_one(self, KitchenStep* c, Py_ssize_t k, const action_t* actions, EventBuf* ev,
+                             int32_t limit, float* reward, bint* truncated) noexcept nogil:
         # One simultaneous step of kitchen k's agents; the episode ends when every recipe is solved.
         cdef int a
         cdef bint success
@@ -321,7 +331,8 @@ cdef class KitchenKernel(Kernel):
             emit_event(ev, k, KIT_EV_GOAL_REACHED, -1, -1, -1, -1)
         reward[0] = 1.0 if success else 0.0
         # This episode's limit, 0 = none.
-        return (ST_TERMINATED if success else 0) | (ST_TRUNCATED if limit > 0 and self.t[k] >= limit else 0)
+        truncated[0] = self.t[k] >= limit if limit > 0 else False
+        return success
 
-    cdef inline void observe_step(self, Py_ssize_t k) noexcept nogil:
+    cdef inline void observe_step(self, KitchenStep* c, Py_ssize_t k) noexcept nogil:
         self.write_obs(k, False)

@@ -44,6 +44,31 @@ ctypedef fused continuous_t:
 cdef int8_t[9] IDENTITY_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8]
 
 
+# What a step call's loop reads, copied into the loop's frame (NavKernel.step_context): locals
+# stay in registers, whereas fields would be reloaded after every byte store (uint8 stores may
+# alias anything).
+ctypedef struct NavStep:
+    int32_t* agent_cell
+    uint8_t* cell_flags           # (G, map_cells)
+    uint8_t* grid                 # (G, map_cells)
+    const uint8_t* level_tiles    # (M, map_cells)
+    const int32_t* map_id
+    const int32_t* grid_index
+    const int32_t* reward_index
+    const float* table            # (R, planes, map_cells)
+    int32_t* step_count
+    uint64_t* rng
+    const int32_t* cell_rc
+    int32_t* obs_xy               # coords observations, else NULL
+    const int8_t* code_of
+    const Py_ssize_t* delta
+    Py_ssize_t map_cells
+    Py_ssize_t table_stride       # planes * map_cells
+    int obs_kind, clamp, mutable
+    bint shared_map, shared_table # one map / one reward table for the whole batch
+    uint8_t default_tile, default_flags
+
+
 cdef inline int move_axis(double a) noexcept nogil:
     # floor(a + 0.5) for a clipped to [-1, 1]: -1 below -0.5, +1 from 0.5 up.
     if a < -0.5:
@@ -117,17 +142,6 @@ cdef class NavKernel(Kernel):
     cdef uint8_t[:, ::1] final_u8     # SAME_STEP final observations
     cdef int32_t[:, ::1] final_i32
     cdef int8_t[::1] moves            # (N,) scratch: continuous actions as move codes
-
-    # ---- raw pointers of the hot arrays, taken by begin_step for one step call ----
-    cdef int32_t* p_agent_cell
-    cdef uint8_t* p_cell_flags
-    cdef const int32_t* p_grid_index
-    cdef const int32_t* p_reward_index
-    cdef const float* p_table
-    cdef int32_t* p_step_count
-    cdef const int32_t* p_cell_rc
-    cdef int32_t* p_obs_xy            # coords observations, else NULL
-    cdef bint shared_map, shared_table  # one map / one reward table for the whole batch
 
     def __init__(self, state):
         cdef int a
@@ -388,35 +402,50 @@ cdef class NavKernel(Kernel):
     cdef inline void stat_extras(self, Py_ssize_t i, Py_ssize_t row, bint ended) noexcept nogil:
         pass
 
+    cdef inline NavStep step_context(self) noexcept nogil:
+        cdef NavStep c
+        c.agent_cell = &self.agent_cell[0]
+        c.cell_flags = &self.cell_flags[0, 0]
+        c.grid = &self.grid[0, 0]
+        c.level_tiles = &self.level_tiles[0, 0]
+        c.map_id = &self.map_id[0]
+        c.grid_index = &self.grid_index[0]
+        c.reward_index = &self.reward_index[0]
+        c.table = &self.cell_reward[0, 0, 0]
+        c.step_count = &self.step_count[0]
+        c.rng = &self.rng[0]
+        c.cell_rc = &self.cell_rc[0, 0]
+        c.obs_xy = &self.obs_i32[0, 0] if self.obs_kind == OBS_COORDS else NULL
+        c.code_of = self.code_of
+        c.delta = self.delta
+        c.map_cells = self.map_cells
+        c.table_stride = self.planes * self.map_cells
+        c.obs_kind = self.obs_kind
+        c.clamp = self.clamp
+        c.mutable = self.mutable
+        c.shared_map = self.cell_flags.shape[0] == 1
+        c.shared_table = self.cell_reward.shape[0] == 1
+        c.default_tile = self.default_tile
+        c.default_flags = self.default_flags
+        return c
+
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
-        # Take the hot arrays' pointers for this call (bind_obs may have rebound the observation).
         cdef Py_ssize_t i, cell, target
-        self.p_agent_cell = &self.agent_cell[0]
-        self.p_cell_flags = &self.cell_flags[0, 0]
-        self.p_grid_index = &self.grid_index[0]
-        self.p_reward_index = &self.reward_index[0]
-        self.p_table = &self.cell_reward[0, 0, 0]
-        self.p_step_count = &self.step_count[0]
-        self.p_cell_rc = &self.cell_rc[0, 0]
-        self.p_obs_xy = &self.obs_i32[0, 0] if self.obs_kind == OBS_COORDS else NULL
-        self.shared_map = self.cell_flags.shape[0] == 1
-        self.shared_table = self.cell_reward.shape[0] == 1
+        cdef int code
         if GRIDSIM_DEBUG:
             # Raw pointers escape Cython's bounds checks; the debug build checks every move's
             # cells here, before the loop (the lowest env whose move would escape the map).
             for i in range(self.num_envs):
                 if self.needs_reset[i] and self.autoreset_mode == AR_NEXT_STEP:
                     continue
-                cell = self.p_agent_cell[i]
-                target = self.move_target(cell, self.code_of[actions[i]])
+                cell = self.agent_cell[i]
+                code = self.code_of[actions[i]]
+                target = self.target_cell(cell, code) if self.clamp else cell + self.delta[code]
                 if not (0 <= cell < self.map_cells and 0 <= target < self.map_cells):
                     self.err_env = <int>i
                     self.err_code = E_INTERNAL
                     return -1
         return 0
-
-    cdef inline Py_ssize_t move_target(self, Py_ssize_t cell, int code) noexcept nogil:
-        return self.target_cell(cell, code) if self.clamp else cell + self.delta[code]
 
     cdef Py_ssize_t target_cell(self, Py_ssize_t cell, int code) noexcept nogil:
         # A move target clamped into the map (only maps with a walkable border cell need it).
@@ -426,65 +455,62 @@ cdef class NavKernel(Kernel):
         c = 0 if c < 0 else (self.width - 1 if c >= self.width else c)
         return (r + self.pad) * self.row_stride + c + self.pad
 
-    cdef inline int step_one(self, Py_ssize_t i, const action_t* action, EventBuf* ev,
-                             int32_t limit, float* reward) noexcept nogil:
+    cdef inline bint step_one(self, NavStep* c, Py_ssize_t i, const action_t* action, EventBuf* ev,
+                             int32_t limit, float* reward, bint* truncated) noexcept nogil:
         # Move env i's agent (move code code_of[action]), then its reward and end of episode.
-        cdef Py_ssize_t map_cells = self.map_cells
+        cdef Py_ssize_t map_cells = c.map_cells
         cdef Py_ssize_t k, cell, target, prev
         cdef uint8_t f
         cdef float rew
-        cdef int st
-        cdef const int32_t* cell_rc = self.p_cell_rc
-        cdef int32_t* step_count = self.p_step_count
-        cdef Py_ssize_t g = self.p_grid_index[i]
-        cdef uint8_t* fl = self.p_cell_flags if self.shared_map else self.p_cell_flags + g * map_cells
-        cdef int code = self.code_of[action[0]]
-        cell = self.p_agent_cell[i]
+        cdef const int32_t* cell_rc = c.cell_rc
+        cdef const uint8_t* fl = c.cell_flags if c.shared_map else c.cell_flags + c.grid_index[i] * map_cells
+        cdef int code = c.code_of[action[0]]
+        cell = c.agent_cell[i]
         prev = cell
-        target = self.move_target(cell, code)
-        if self.obs_kind == OBS_IMAGE:
+        target = self.target_cell(cell, code) if c.clamp else cell + c.delta[code]
+        if c.obs_kind == OBS_IMAGE:
             if (fl[target] & F_WALKABLE) and target != cell:
-                self.p_agent_cell[i] = <int32_t>target
+                c.agent_cell[i] = <int32_t>target
                 self.paint_cell(i, cell)  # the old cell loses the agent
                 cell = target
         else:
             # Branch-free (gcc turns a conditional into a jump here): whether a random move
             # hits a wall is unpredictable. F_WALKABLE is bit 0.
             cell += (target - cell) * (fl[target] & F_WALKABLE)
-        self.p_agent_cell[i] = <int32_t>cell
+        c.agent_cell[i] = <int32_t>cell
         if ev != NULL and target != prev and not (fl[target] & F_WALKABLE):
             emit_event(ev, i, NAV_EV_WALL_BUMP, cell_rc[2 * target], cell_rc[2 * target + 1], -1, -1)
         # The reward is that of the cell the agent ends on.
         f = fl[cell]
         if f & F_STOCHASTIC:
-            k = self.grid[g, cell]
-            rew = <float>sample_dist(&self.rng[i], self.dist_kind[k], self.dist_a[k], self.dist_b[k])
-        elif self.mutable and self.grid[g, cell] == self.default_tile and \
-                self.level_tiles[self.map_id[i], cell] != self.default_tile:
-            rew = self.p_table[(self.p_reward_index[i] * self.planes + 1) * map_cells + cell]  # collected
-        elif self.shared_table:
-            rew = self.p_table[cell]
+            k = c.grid[c.grid_index[i] * map_cells + cell]
+            rew = <float>sample_dist(&c.rng[i], self.dist_kind[k], self.dist_a[k], self.dist_b[k])
+        elif c.mutable and c.grid[c.grid_index[i] * map_cells + cell] == c.default_tile and \
+                c.level_tiles[c.map_id[i] * map_cells + cell] != c.default_tile:
+            rew = c.table[c.reward_index[i] * c.table_stride + map_cells + cell]  # collected / removed
+        elif c.shared_table:
+            rew = c.table[cell]
         else:
-            rew = self.p_table[self.p_reward_index[i] * self.planes * map_cells + cell]
+            rew = c.table[c.reward_index[i] * c.table_stride + cell]
         if f & F_COLLECTIBLE:
-            self.grid[g, cell] = self.default_tile
-            self.p_cell_flags[g * map_cells + cell] = self.default_flags
+            c.grid[c.grid_index[i] * map_cells + cell] = c.default_tile
+            c.cell_flags[c.grid_index[i] * map_cells + cell] = c.default_flags
             if ev != NULL:
                 emit_event(ev, i, NAV_EV_TILE_COLLECTED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
-        step_count[i] += 1
+        c.step_count[i] += 1
         reward[0] = rew
         # This episode's limit; no limit is a limit no episode reaches.
-        st = ((f & F_TERMINAL) != 0) | (<int>(step_count[i] >= (limit if limit > 0 else 0x7FFFFFFF)) << 1)
+        truncated[0] = c.step_count[i] >= (limit if limit > 0 else 0x7FFFFFFF)
         if ev != NULL and (f & F_TERMINAL):
             emit_event(ev, i, NAV_EV_GOAL_REACHED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
-        return st
+        return (f & F_TERMINAL) != 0
 
-    cdef inline void observe_step(self, Py_ssize_t i) noexcept nogil:
+    cdef inline void observe_step(self, NavStep* c, Py_ssize_t i) noexcept nogil:
         # After a step: coords are a 2-int copy, an image is repainted at the agent's cell.
-        cdef Py_ssize_t cell = self.p_agent_cell[i]
-        if self.obs_kind == OBS_COORDS:
-            memcpy(self.p_obs_xy + 2 * i, self.p_cell_rc + 2 * cell, 2 * sizeof(int32_t))  # [row, col]
-        elif self.obs_kind == OBS_IMAGE:
+        cdef Py_ssize_t cell = c.agent_cell[i]
+        if c.obs_kind == OBS_COORDS:
+            memcpy(c.obs_xy + 2 * i, c.cell_rc + 2 * cell, 2 * sizeof(int32_t))  # [row, col]
+        elif c.obs_kind == OBS_IMAGE:
             self.paint_cell(i, cell)  # the image is kept up to date cell by cell
         else:
             self.write_obs(i, False)

@@ -172,6 +172,20 @@ cdef inline void robo_outputs(const int8_t* r, int8_t* m, float* v, uint8_t* g,
         g[(r[R_OBJ + 2 * j + 1] * 7 + r[R_OBJ + 2 * j]) * 4 + 1 + j] = <uint8_t>level
 
 
+# What a step call's loop reads, copied into the loop's frame (RobomanKernel.step_context).
+ctypedef struct RobomanStep:
+    int8_t* records               # (N, R_SIZE)
+    int64_t* timer
+    const int8_t* task_kind
+    const int8_t* task_x
+    const int8_t* task_y
+    const int16_t* task_slot
+    float* obs_vec                # vector observations, else NULL
+    int8_t* mask                  # (N, 7) action masks
+    Py_ssize_t obs_size
+    int one_hot                   # task one-hot width, 0 without
+
+
 @cython.final
 cdef class RobomanKernel(Kernel):
     """The manipulation family's kernel over one :class:`gridsim.state.RobomanState`."""
@@ -204,12 +218,6 @@ cdef class RobomanKernel(Kernel):
     cdef uint8_t[:, ::1] final_u8
     cdef int8_t[:, ::1] action_mask       # (N, 7) 1 = masked out
     cdef int8_t[:, ::1] final_action_mask # (N, 7) SAME_STEP: the mask of the final state
-
-    # ---- raw pointers for one step call (begin_step) ----
-    cdef int8_t* p_records
-    cdef int64_t* p_timer
-    cdef float* p_obs_vec                 # vector observations, else NULL
-    cdef int8_t* p_mask
 
     def __init__(self, state):
         self.num_envs = state.num_envs
@@ -352,34 +360,43 @@ cdef class RobomanKernel(Kernel):
     cdef inline void stat_extras(self, Py_ssize_t i, Py_ssize_t row, bint ended) noexcept nogil:
         pass
 
+    cdef inline RobomanStep step_context(self) noexcept nogil:
+        cdef RobomanStep c
+        c.records = &self.record[0, 0]
+        c.timer = &self.timer[0]
+        c.task_kind = &self.task_kind[0]
+        c.task_x = &self.task_x[0]
+        c.task_y = &self.task_y[0]
+        c.task_slot = &self.task_slot[0]
+        c.obs_vec = &self.obs_f32[0, 0] if self.obs_kind == ROBO_OBS_VECTOR else NULL
+        c.mask = &self.action_mask[0, 0]
+        c.obs_size = self.obs_size
+        c.one_hot = self.num_tasks if self.task_in_obs else 0
+        return c
+
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
-        self.p_records = &self.record[0, 0]
-        self.p_timer = &self.timer[0]
-        self.p_obs_vec = &self.obs_f32[0, 0] if self.obs_kind == ROBO_OBS_VECTOR else NULL
-        self.p_mask = &self.action_mask[0, 0]
         return 0
 
-    cdef inline int step_one(self, Py_ssize_t i, const action_t* action, EventBuf* ev,
-                             int32_t limit, float* reward) noexcept nogil:
+    cdef inline bint step_one(self, RobomanStep* c, Py_ssize_t i, const action_t* action, EventBuf* ev,
+                             int32_t limit, float* reward, bint* truncated) noexcept nogil:
         # Stepped in place: copying a record just written byte by byte stalls the CPU.
-        cdef int8_t* r = self.p_records + R_SIZE * i
+        cdef int8_t* r = c.records + R_SIZE * i
         cdef int t
         cdef bint term
         robo_apply(r, <int>action[0], ev, i)
         t = r[R_TASK]
-        term = robo_goal(r, self.task_kind[t], self.task_x[t], self.task_y[t])
-        self.p_timer[i] += 1
+        term = robo_goal(r, c.task_kind[t], c.task_x[t], c.task_y[t])
+        c.timer[i] += 1
         if ev != NULL and term:
             emit_event(ev, i, ROBO_EV_GOAL_REACHED, -1, -1, -1, -1)
         reward[0] = 1.0 if term else 0.0
         # This episode's limit; 0 (none) is never reached: a timer is >= 1 after a step.
-        return (ST_TERMINATED if term else 0) | (ST_TRUNCATED if self.p_timer[i] == limit else 0)
+        truncated[0] = c.timer[i] == limit
+        return term
 
-    cdef inline void observe_step(self, Py_ssize_t i) noexcept nogil:
-        cdef int one_hot
-        if self.p_obs_vec != NULL:
-            one_hot = self.num_tasks if self.task_in_obs else 0
-            robo_outputs(self.p_records + R_SIZE * i, self.p_mask + 7 * i, self.p_obs_vec + self.obs_size * i,
-                         NULL, one_hot, self.task_slot[i] if one_hot else 0)
+    cdef inline void observe_step(self, RobomanStep* c, Py_ssize_t i) noexcept nogil:
+        if c.obs_vec != NULL:
+            robo_outputs(c.records + R_SIZE * i, c.mask + 7 * i, c.obs_vec + c.obs_size * i,
+                         NULL, c.one_hot, c.task_slot[i] if c.one_hot else 0)
         else:
             self.write_obs(i, False)
