@@ -11,8 +11,8 @@
 #   begin_step(actions) -> 0 / -1  once per call, after validation (nav's debug bounds check)
 #   step_context() -> ctx          once per call: a struct of what the loop reads (raw pointers,
 #                                  options), kept in the loop's frame so it stays in registers
-#   step_one(&ctx, u, acts, ev, limit, &reward, &truncated) -> terminated   one step of unit
-#                                  u's rules; events go to ev (NULL with events off); limit: the
+#   step_one(&ctx, u, actions, ev, limit, &reward, &truncated) -> terminated   one step of
+#                                  unit u's rules (its actions: actions[u * A:(u + 1) * A]); events go to ev (NULL with events off); limit: the
 #                                  episode's ep_max_steps value (0 = none), read per family
 #   reset_one(u)                   start unit u's next episode
 #   write_obs(u, final)            all R observation rows of unit u (or its final ones)
@@ -326,7 +326,7 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
     # Shared arrays are read through local pointers: a store through a uint8 pointer may alias
     # anything, and would otherwise force every memoryview to be reloaded for each unit.
     cdef Py_ssize_t u, r, r0, k
-    cdef int R = self.unit_rows(), A = self.unit_actions()
+    cdef int R = self.unit_rows()
     cdef int mode = self.autoreset_mode
     cdef bint term, trunc
     cdef float rew
@@ -387,13 +387,13 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
             limit = one_limit
         else:
             limit = ep_max_steps[u]
-        term = self.step_one(&ctx, u, actions + u * A, ev, limit, &rew, &trunc)
+        term = self.step_one(&ctx, u, actions, ev, limit, &rew, &trunc)
         ep_return[u] += rew
         for r in range(r0, r0 + R):
             rewards[r] = rew
             terminated[r] = term
             truncated[r] = trunc
-        if (term or trunc) and mode != AR_CONTINUE:
+        if (term | trunc) and mode != AR_CONTINUE:
             ret = ep_return[u]
             length = self.ep_length(u)
             for r in range(r0, r0 + R):

@@ -324,7 +324,7 @@ cdef class KitchenKernel(Kernel):
         cdef int a
         cdef bint success
         for a in range(self.num_agents):
-            self.moves[k, a] = <int8_t>actions[a]
+            self.moves[k, a] = <int8_t>actions[k * self.num_agents + a]
         self.step_kitchen(k, ev)
         success = (self.solved[k] & self.all_recipes) == self.all_recipes
         if ev != NULL and success:

@@ -67,6 +67,7 @@ ctypedef struct NavStep:
     int obs_kind, clamp, mutable
     bint shared_map, shared_table # one map / one reward table for the whole batch
     uint8_t default_tile, default_flags
+    Py_ssize_t cell               # scratch: the cell the last step_one left its agent on
 
 
 cdef inline int move_axis(double a) noexcept nogil:
@@ -427,6 +428,7 @@ cdef class NavKernel(Kernel):
         c.shared_table = self.cell_reward.shape[0] == 1
         c.default_tile = self.default_tile
         c.default_flags = self.default_flags
+        c.cell = 0
         return c
 
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
@@ -455,7 +457,7 @@ cdef class NavKernel(Kernel):
         c = 0 if c < 0 else (self.width - 1 if c >= self.width else c)
         return (r + self.pad) * self.row_stride + c + self.pad
 
-    cdef inline bint step_one(self, NavStep* c, Py_ssize_t i, const action_t* action, EventBuf* ev,
+    cdef inline bint step_one(self, NavStep* c, Py_ssize_t i, const action_t* actions, EventBuf* ev,
                              int32_t limit, float* reward, bint* truncated) noexcept nogil:
         # Move env i's agent (move code code_of[action]), then its reward and end of episode.
         cdef Py_ssize_t map_cells = c.map_cells
@@ -464,7 +466,7 @@ cdef class NavKernel(Kernel):
         cdef float rew
         cdef const int32_t* cell_rc = c.cell_rc
         cdef const uint8_t* fl = c.cell_flags if c.shared_map else c.cell_flags + c.grid_index[i] * map_cells
-        cdef int code = c.code_of[action[0]]
+        cdef int code = c.code_of[actions[i]]
         cell = c.agent_cell[i]
         prev = cell
         target = self.target_cell(cell, code) if c.clamp else cell + c.delta[code]
@@ -478,6 +480,7 @@ cdef class NavKernel(Kernel):
             # hits a wall is unpredictable. F_WALKABLE is bit 0.
             cell += (target - cell) * (fl[target] & F_WALKABLE)
         c.agent_cell[i] = <int32_t>cell
+        c.cell = cell
         if ev != NULL and target != prev and not (fl[target] & F_WALKABLE):
             emit_event(ev, i, NAV_EV_WALL_BUMP, cell_rc[2 * target], cell_rc[2 * target + 1], -1, -1)
         # The reward is that of the cell the agent ends on.
@@ -507,7 +510,7 @@ cdef class NavKernel(Kernel):
 
     cdef inline void observe_step(self, NavStep* c, Py_ssize_t i) noexcept nogil:
         # After a step: coords are a 2-int copy, an image is repainted at the agent's cell.
-        cdef Py_ssize_t cell = c.agent_cell[i]
+        cdef Py_ssize_t cell = c.cell
         if c.obs_kind == OBS_COORDS:
             memcpy(c.obs_xy + 2 * i, c.cell_rc + 2 * cell, 2 * sizeof(int32_t))  # [row, col]
         elif c.obs_kind == OBS_IMAGE:

@@ -377,13 +377,13 @@ cdef class RobomanKernel(Kernel):
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
         return 0
 
-    cdef inline bint step_one(self, RobomanStep* c, Py_ssize_t i, const action_t* action, EventBuf* ev,
+    cdef inline bint step_one(self, RobomanStep* c, Py_ssize_t i, const action_t* actions, EventBuf* ev,
                              int32_t limit, float* reward, bint* truncated) noexcept nogil:
         # Stepped in place: copying a record just written byte by byte stalls the CPU.
         cdef int8_t* r = c.records + R_SIZE * i
         cdef int t
         cdef bint term
-        robo_apply(r, <int>action[0], ev, i)
+        robo_apply(r, <int>actions[i], ev, i)
         t = r[R_TASK]
         term = robo_goal(r, c.task_kind[t], c.task_x[t], c.task_y[t])
         c.timer[i] += 1
