@@ -26,15 +26,22 @@ directives = {
 extra_compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
 extra_compile_args.append("-ffp-contract=off")
 
+define_macros = [
+    ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+    ("GRIDSIM_DEBUG", "1" if DEBUG else "0"),
+]
+if not DEBUG:
+    # The step skeleton (gridsim/_engine.pxi) calls each family's per-env hooks, declared
+    # `cdef inline`; gcc's size limits would leave the larger ones out of line (a call per env),
+    # so inline functions are always inlined.
+    define_macros.append(("CYTHON_INLINE", "inline __attribute__((always_inline))"))
+
 extensions = [
     Extension(
         "gridsim._core",
         ["gridsim/_core.pyx"],
         include_dirs=[numpy.get_include()],
-        define_macros=[
-            ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
-            ("GRIDSIM_DEBUG", "1" if DEBUG else "0"),
-        ],
+        define_macros=define_macros,
         extra_compile_args=extra_compile_args,
     )
 ]

@@ -1,9 +1,14 @@
-"""Typed stub of gridsim's compiled kernel (``gridsim/_core.pyx``)."""
+"""Typed stub of gridsim's compiled kernel (``gridsim/_core.pyx``).
+
+The step skeleton shared by every family is ``gridsim/_engine.pxi`` (class ``Kernel``);
+each family's per-env pieces are in ``gridsim/<family>/_kernel.pxi``.
+"""
 
 from typing import final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 DEBUG_BUILD: bool
 
@@ -25,9 +30,34 @@ AUTORESET_CONTINUE: int
 OBS_KIND_COORDS: int
 OBS_KIND_IMAGE: int
 OBS_KIND_VIEW: int
+NAV_EVENT_IDS: dict[str, int]
+ROBOMAN_OBS_VECTOR: int
+ROBOMAN_OBS_GRID: int
+ROBOMAN_GOAL_KINDS: dict[str, int]
+ROBOMAN_RECORD: dict[str, int]
+ROBOMAN_EVENT_IDS: dict[str, int]
+KITCHEN_TILE_KINDS: dict[str, int]
+KITCHEN_EVENT_IDS: dict[str, int]
+
+@disjoint_base
+class Kernel:
+    """What every family's kernel shares (the step skeleton, ``gridsim/_engine.pxi``)."""
+
+    autoreset_mode: int
+    events_on: int
+    max_events: int
+    num_event_fields: int
+    err_env: int
+    err_code: int
+
+    def sync_outputs(self) -> None: ...
+    def reset(self, mask: npt.NDArray[np.uint8]) -> None: ...
+    def observe(self) -> None: ...
+    def step_i64(self, actions: npt.NDArray[np.int64]) -> int: ...
+    def step_i32(self, actions: npt.NDArray[np.int32]) -> int: ...
 
 @final
-class NavKernel:
+class NavKernel(Kernel):
     """The navigation family's kernel over one ``gridsim.state.NavState``."""
 
     num_envs: int
@@ -40,7 +70,6 @@ class NavKernel:
     view_size: int
     pixels_per_cell: int
     channels_first: int
-    autoreset_mode: int
     num_actions: int
     nan_to_zero: int
     mutable: int
@@ -50,52 +79,34 @@ class NavKernel:
     max_steps: int
     default_tile: int
     per_env_table: int
-    events_on: int
-    max_events: int
-    num_event_fields: int
-    err_env: int
-    err_code: int
 
     def __init__(self, state: object) -> None: ...
-    def reset(self, mask: npt.NDArray[np.uint8]) -> None: ...
     def redraw_table(self, i: int) -> None: ...
-    def sync_outputs(self) -> None: ...
     def bind_obs(self, obs: npt.NDArray[np.generic]) -> None: ...
-    def observe(self) -> None: ...
     def render_rgb(self, i: int, out: npt.NDArray[np.uint8], cell_px: int) -> None: ...
-    def step_i64(self, actions: npt.NDArray[np.int64]) -> int: ...
-    def step_i32(self, actions: npt.NDArray[np.int32]) -> int: ...
     def step_f32(self, actions: npt.NDArray[np.float32]) -> int: ...
     def step_f64(self, actions: npt.NDArray[np.float64]) -> int: ...
 
 @final
-class RobomanKernel:
+class RobomanKernel(Kernel):
     """The manipulation family's kernel over one ``gridsim.state.RobomanState``."""
 
     num_envs: int
-    autoreset_mode: int
     obs_kind: int
     obs_size: int
     task_in_obs: int
     num_tasks: int
     exclude_solved: int
     max_steps: int
-    events_on: int
-    max_events: int
-    num_event_fields: int
-    err_env: int
-    err_code: int
 
     def __init__(self, state: object) -> None: ...
-    def reset(self, mask: npt.NDArray[np.uint8]) -> None: ...
     def bind_obs(self, obs: npt.NDArray[np.generic]) -> None: ...
-    def observe(self) -> None: ...
-    def sync_outputs(self) -> None: ...
-    def step_i64(self, actions: npt.NDArray[np.int64]) -> int: ...
-    def step_i32(self, actions: npt.NDArray[np.int32]) -> int: ...
+    def observe_as(
+        self, kind: int, obs: npt.NDArray[np.generic], action_mask: npt.NDArray[np.int8] | None = None
+    ) -> None: ...
 
 @final
-class KitchenKernel:
+class KitchenKernel(Kernel):
     """The kitchen family's kernel over one ``gridsim.state.KitchenState``."""
 
     num_kitchens: int
@@ -109,21 +120,12 @@ class KitchenKernel:
     agent_rows: int
     obs_channels: int
     channels_first: int
-    autoreset_mode: int
     max_deliveries: int
-    max_events: int
     max_steps: int
     all_recipes: int
-    events_on: int
-    num_event_fields: int
-    err_env: int
-    err_code: int
 
     def __init__(self, state: object) -> None: ...
-    def reset(self, mask: npt.NDArray[np.uint8]) -> None: ...
     def bind_obs(self, obs: npt.NDArray[np.generic]) -> None: ...
-    def observe(self) -> None: ...
-    def sync_outputs(self) -> None: ...
     def step_i64(self, actions: npt.NDArray[np.int64]) -> int: ...
     def step_i32(self, actions: npt.NDArray[np.int32]) -> int: ...
 

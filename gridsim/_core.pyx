@@ -8,9 +8,13 @@ over the batch, before any state changes, so a bad action raises without touchin
 any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
 Python exceptions in ``gridsim.vector``.
 
-Each family's kernel is a cdef class in its own include file: ``_nav.pxi``
-(PixelWorld navigation), ``_roboman.pxi`` (gridroboman manipulation) and
-``_kitchen.pxi`` (gym-cooking kitchens).
+Where things live: the step skeleton every family runs (validation, autoreset, rewards
+and flags, episode statistics, final observations, events, errors) is written once in
+``_engine.pxi``, with the shared fields in its ``Kernel`` base class; each family's
+kernel supplies only per-env pieces (reset one env, step one env's rules, write its
+observation) in ``<family>/_kernel.pxi``: ``nav/_kernel.pxi`` (PixelWorld navigation),
+``roboman/_kernel.pxi`` (gridroboman manipulation) and ``kitchen/_kernel.pxi``
+(gym-cooking kitchens). Threads in the step loop belong in the skeleton's loop.
 """
 
 cimport cython
@@ -30,12 +34,8 @@ cdef extern from *:
 # True when this module was built with bounds, wraparound and initialization checks on.
 DEBUG_BUILD = bool(GRIDSIM_DEBUG)
 
-# Re-exported so Python reads the constants from the one place they are defined.
-FLAG_WALKABLE = F_WALKABLE
-FLAG_TERMINAL = F_TERMINAL
-FLAG_INITIAL = F_INITIAL
-FLAG_STOCHASTIC = F_STOCHASTIC
-FLAG_COLLECTIBLE = F_COLLECTIBLE
+# Re-exported so Python reads the constants from the one place they are defined (each
+# family's own constants are exported by its include).
 ERR_OK = E_OK
 ERR_BAD_ACTION = E_BAD_ACTION
 ERR_NAN_ACTION = E_NAN_ACTION
@@ -46,86 +46,17 @@ AUTORESET_NEXT_STEP = AR_NEXT_STEP
 AUTORESET_SAME_STEP = AR_SAME_STEP
 AUTORESET_DISABLED = AR_DISABLED
 AUTORESET_CONTINUE = AR_CONTINUE
-OBS_KIND_COORDS = OBS_COORDS
-OBS_KIND_IMAGE = OBS_IMAGE
-OBS_KIND_VIEW = OBS_VIEW
 
-ctypedef fused discrete_t:
-    int32_t
-    int64_t
+# The skeleton's loop is specialised on the family: every hook call is a direct, inlinable call.
+ctypedef fused kernel_t:
+    NavKernel
+    RobomanKernel
+    KitchenKernel
 
-
-# ---------------------------------------------------------------- events
-# Every kernel records events through these (gridsim.events documents the buffers). With
-# events off nothing here runs: the nav and roboman step loops are specialised on events_t
-# (below) and the loop without events has no event code; the kitchen's emit sites check
-# events_on.
-
-def _check_event_buffers(state, Py_ssize_t units):
-    """Check that a state's event arrays fit a kernel of ``units`` worlds (raises ValueError)."""
-    cdef int16_t[:, ::1] types = state.event_type
-    cdef int32_t[:, :, ::1] payload = state.event_payload
-    cdef int32_t[::1] count = state.event_count
-    cdef int64_t[::1] dropped = state.event_dropped
-    if units < 1 or not (types.shape[0] == payload.shape[0] == count.shape[0] == dropped.shape[0] == units):
-        raise ValueError(f"event buffers must have {units} rows (one per simulated world)")
-    if types.shape[1] < 1 or payload.shape[1] != types.shape[1] or types.shape[1] != state.max_events:
-        raise ValueError("event buffers need max_events (>= 1) slots per world")
-    if not 1 <= payload.shape[2] <= 4 or payload.shape[2] != state.num_event_fields:
-        raise ValueError("event payloads have num_event_fields fields, 1 to 4")
-
-
-cdef inline void bind_events(EventBuf* b, int16_t* types, int32_t* payload, int32_t* count, int64_t* dropped,
-                             Py_ssize_t units, int cap, int nf) noexcept nogil:
-    # Point b at a kernel's event arrays (checked by _check_event_buffers at construction).
-    b.types = types
-    b.payload = payload
-    b.count = count
-    b.dropped = dropped
-    b.units = units
-    b.cap = cap
-    b.nf = nf
-
-
-cdef inline void emit_event(EventBuf* b, Py_ssize_t u, int kind, int32_t f0, int32_t f1,
-                            int32_t f2, int32_t f3) noexcept nogil:
-    # Record one event of world u, or count it as dropped when the world's slots are full.
-    # Fields past the payload width are not stored; callers pass -1 for fields the event lacks.
-    cdef int32_t c = b.count[u]
-    cdef int32_t* p
-    if <uint32_t>c >= <uint32_t>b.cap:
-        b.dropped[u] += 1
-        return
-    b.types[u * b.cap + c] = <int16_t>kind
-    p = b.payload + (u * b.cap + c) * b.nf
-    p[0] = f0
-    if b.nf > 1:
-        p[1] = f1
-        if b.nf > 2:
-            p[2] = f2
-            if b.nf > 3:
-                p[3] = f3
-    b.count[u] = c + 1
-
-
-# Compile-time switch of the step loops: each kernel's loop is specialised on it, so that with
-# events off it runs a loop without any event code (only a tag pointer type, never dereferenced).
-ctypedef struct EventsOff:
-    char unused
-ctypedef struct EventsOn:
-    char unused
-ctypedef fused events_t:
-    EventsOff
-    EventsOn
-
-
-cdef inline void clear_events(EventBuf* b) noexcept nogil:
-    # Start a step: no world has events yet.
-    memset(b.count, 0, b.units * sizeof(int32_t))
-
-include "_nav.pxi"
-include "_roboman.pxi"
-include "_kitchen.pxi"
+include "_engine.pxi"
+include "nav/_kernel.pxi"
+include "roboman/_kernel.pxi"
+include "kitchen/_kernel.pxi"
 
 
 def rng_stream(uint64_t state, Py_ssize_t n):

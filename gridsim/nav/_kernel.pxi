@@ -4,27 +4,70 @@
 # (row + pad) * row_stride + col + pad. A move is then one addition, and an egocentric
 # view is a few row copies.
 
-ctypedef fused action_t:
-    int8_t
-    int32_t
-    int64_t
+# Tile flag bits (gridsim.nav.alphabet defines the same values; a test checks they agree).
+# They fit in a byte, so per-cell flag maps are uint8.
+cdef enum:
+    F_WALKABLE = 1      # a move onto the tile succeeds
+    F_TERMINAL = 2      # ending a step on it terminates the episode
+    F_INITIAL = 4       # start-cell candidate
+    F_STOCHASTIC = 8    # fresh reward draw on every visit (episode stream)
+    F_COLLECTIBLE = 16  # pays once per episode, then the cell holds the default tile
+
+# Observation kinds (gridsim.state OBS_*).
+cdef enum:
+    OBS_COORDS = 0      # int32 (2,) [row, col]
+    OBS_IMAGE = 1       # uint8 (H*k, W*k, 3) or (3, H*k, W*k)
+    OBS_VIEW = 2        # uint8 (v, v) tile ids centred on the agent
+
+# Event type ids: 1-based positions in gridsim.events.NAV_EVENTS.
+cdef enum:
+    NAV_EV_GOAL_REACHED = 1    # [row, col]
+    NAV_EV_TILE_COLLECTED = 2  # [row, col]
+    NAV_EV_WALL_BUMP = 3       # [row, col] of the cell the move ran into
+
+FLAG_WALKABLE = F_WALKABLE
+FLAG_TERMINAL = F_TERMINAL
+FLAG_INITIAL = F_INITIAL
+FLAG_STOCHASTIC = F_STOCHASTIC
+FLAG_COLLECTIBLE = F_COLLECTIBLE
+OBS_KIND_COORDS = OBS_COORDS
+OBS_KIND_IMAGE = OBS_IMAGE
+OBS_KIND_VIEW = OBS_VIEW
+NAV_EVENT_IDS = {"goal_reached": NAV_EV_GOAL_REACHED, "tile_collected": NAV_EV_TILE_COLLECTED,
+                 "wall_bump": NAV_EV_WALL_BUMP}
 
 ctypedef fused continuous_t:
     float
     double
 
-# Compile-time switch of the step loop: every env's episode has the batch's one limit (the usual
-# case: a register compare), or the limits differ (after a max_steps write, until every env reset).
-ctypedef struct AnyLimits:
-    char unused
-ctypedef struct OneLimit:
-    char unused
-ctypedef fused limits_t:
-    AnyLimits
-    OneLimit
-
 # Move codes map to themselves (continuous actions are converted to codes first).
 cdef int8_t[9] IDENTITY_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8]
+
+
+# What a step call's loop reads, copied into the loop's frame (NavKernel.step_context): locals
+# stay in registers, whereas fields would be reloaded after every byte store (uint8 stores may
+# alias anything).
+ctypedef struct NavStep:
+    int32_t* agent_cell
+    uint8_t* cell_flags           # (G, map_cells)
+    uint8_t* grid                 # (G, map_cells)
+    const uint8_t* level_tiles    # (M, map_cells)
+    const int32_t* map_id
+    const int32_t* grid_index
+    const int32_t* reward_index
+    const float* table            # (R, planes, map_cells)
+    int32_t* step_count
+    uint64_t* rng
+    const int32_t* cell_rc
+    int32_t* obs_xy               # coords observations, else NULL
+    const int8_t* code_of
+    const Py_ssize_t* delta
+    Py_ssize_t map_cells
+    Py_ssize_t table_stride       # planes * map_cells
+    int obs_kind, clamp, mutable
+    bint shared_map, shared_table # one map / one reward table for the whole batch
+    uint8_t default_tile, default_flags
+    Py_ssize_t cell               # scratch: the cell the last step_one left its agent on
 
 
 cdef inline int move_axis(double a) noexcept nogil:
@@ -37,13 +80,69 @@ cdef inline int move_axis(double a) noexcept nogil:
 
 
 @cython.final
-cdef class NavKernel:
+cdef class NavKernel(Kernel):
     """The navigation family's kernel over one :class:`gridsim.state.NavState`.
 
     Args:
         state: the batch state; the kernel keeps typed views of its arrays, so the
             arrays must never be replaced, only written in place.
     """
+
+    # ---- sizes and options (fixed at construction) ----
+    cdef readonly int num_envs
+    cdef readonly int height, width      # real map size (all maps of one batch share it)
+    cdef readonly int pad                # VOID border around each stored map, >= view radius
+    cdef readonly Py_ssize_t row_stride  # W + 2 * pad: cells per stored row
+    cdef readonly Py_ssize_t map_cells   # (H + 2 * pad) * (W + 2 * pad)
+    cdef readonly int obs_kind, view_size, pixels_per_cell, channels_first
+    cdef readonly int num_actions, nan_to_zero
+    cdef readonly int mutable            # cells can change in an episode (collectibles, random goals)
+    cdef readonly int planes             # 2 when mutable: plane 1 = value after becoming default
+    cdef readonly int randomize_goals
+    cdef readonly int clamp              # some border cell is walkable: clamp moves into the map
+    cdef public int max_steps            # truncation limit of new episodes, 0 = none
+    cdef readonly uint8_t default_tile
+    cdef uint8_t default_flags           # F_* bits of the default tile
+    cdef uint8_t agent_color[3]
+    cdef int8_t action_code[16]          # discrete action -> move code (dr + 1) * 3 + (dc + 1)
+    cdef const int8_t* code_of           # the step call's action -> move code (action_code, or identity)
+    cdef Py_ssize_t delta[9]             # move code -> cell offset
+
+    # ---- level tables (read-only; M maps of one size; cells are flat padded indices) ----
+    cdef const uint8_t[:, ::1] level_tiles   # (M, Hp * Wp) tile ids, VOID outside the map
+    cdef const uint8_t[:, ::1] level_flags   # (M, Hp * Wp) F_* bits of each cell's tile
+    cdef const int32_t[:, ::1] start_cells   # (M, S) initial cells, row-major
+    cdef const int32_t[::1] start_count      # (M,) valid entries of start_cells
+    cdef const int32_t[:, ::1] goal_cells    # (M, G) terminal cells, row-major
+    cdef const int32_t[::1] goal_count       # (M,)
+    cdef const int32_t[:, ::1] cell_rc       # (Hp * Wp, 2) map (row, col) of each cell
+    cdef const uint32_t[::1] tile_flags      # (T,) F_* bits per tile id
+    cdef const uint8_t[:, ::1] tile_color    # (T, 3)
+    cdef const int32_t[::1] dist_kind        # (T,) DIST_* of each tile's reward
+    cdef const double[::1] dist_a            # (T,)
+    cdef const double[::1] dist_b            # (T,)
+
+    # ---- per-env state (owned by gridsim.state.NavState; episode bookkeeping in Kernel) ----
+    cdef int32_t[::1] map_id          # (N,) which level map
+    cdef uint8_t[:, ::1] grid         # (G, Hp * Wp) current tiles; G = N if mutable else M
+    cdef uint8_t[:, ::1] cell_flags   # (G, Hp * Wp) F_* bits of the current tiles
+    cdef int32_t[::1] grid_index      # (N,) row of grid / cell_flags used by each env
+    cdef float[:, :, ::1] cell_reward # (R, planes, Hp * Wp) fixed rewards
+    cdef int32_t[::1] reward_index    # (N,) row of cell_reward used by each env
+    cdef readonly int per_env_table   # cell_reward is drawn per env seed (R = N)
+    cdef int32_t[::1] agent_cell      # (N,) the agent's cell
+    cdef int32_t[::1] step_count      # (N,) steps in the current episode
+    cdef uint64_t[:, ::1] key         # (N, 2) 128-bit per-env key
+    cdef uint64_t[::1] rng            # (N,) episode stream state
+    cdef uint8_t[::1] reseed          # (N,) draw the fixed reward table at the next reset
+    cdef int32_t[::1] start_override  # (N,) >= 0: the next reset starts at this cell
+
+    # ---- outputs ----
+    cdef uint8_t[:, ::1] obs_u8       # (N, obs_size) when the observation is uint8
+    cdef int32_t[:, ::1] obs_i32      # (N, 2) when it is coords
+    cdef uint8_t[:, ::1] final_u8     # SAME_STEP final observations
+    cdef int32_t[:, ::1] final_i32
+    cdef int8_t[::1] moves            # (N,) scratch: continuous actions as move codes
 
     def __init__(self, state):
         cdef int a
@@ -57,7 +156,6 @@ cdef class NavKernel:
         self.view_size = state.view_size
         self.pixels_per_cell = state.pixels_per_cell
         self.channels_first = state.channels_first
-        self.autoreset_mode = state.autoreset_mode
         self.num_actions = state.num_actions
         self.nan_to_zero = state.nan_to_zero
         self.mutable = state.mutable
@@ -74,6 +172,7 @@ cdef class NavKernel:
             raise ValueError("at most 16 discrete actions")
         for a in range(len(state.action_codes)):
             self.action_code[a] = state.action_codes[a]
+        self.code_of = self.action_code
         for a in range(9):
             self.delta[a] = (a // 3 - 1) * self.row_stride + (a % 3 - 1)
         if self.obs_kind == OBS_VIEW and self.pad < self.view_size // 2:
@@ -91,6 +190,7 @@ cdef class NavKernel:
         self.dist_kind = state.dist_kind
         self.dist_a = state.dist_a
         self.dist_b = state.dist_b
+        self.default_flags = <uint8_t>self.tile_flags[self.default_tile]
 
         self.map_id = state.map_id
         self.grid = state.grid
@@ -100,41 +200,18 @@ cdef class NavKernel:
         self.reward_index = state.reward_index
         self.agent_cell = state.agent_cell
         self.step_count = state.step_count
-        self.episode = state.episode
         self.key = state.key
         self.rng = state.rng
-        self.ep_return = state.ep_return
-        self.needs_reset = state.needs_reset.view(np.uint8)
         self.reseed = state.reseed.view(np.uint8)
         self.start_override = state.start_override
-        self.ep_max_steps = state.ep_max_steps
-        self.events_on = state.events_on
-        self.max_events = state.max_events
-        self.num_event_fields = state.num_event_fields
-        self.event_type = state.event_type
-        self.event_payload = state.event_payload
-        self.event_count = state.event_count
-        self.event_dropped = state.event_dropped
-        _check_event_buffers(state, self.num_envs)
-
         if state.obs.dtype == np.int32:
             self.obs_i32 = state.obs.reshape(self.num_envs, -1)
             self.final_i32 = state.final_obs.reshape(self.num_envs, -1)
         else:
             self.obs_u8 = state.obs.reshape(self.num_envs, -1)
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
-        self.final_mask = state.final_mask.view(np.uint8)
-        self.rewards = state.rewards
-        self.terminated = state.terminated.view(np.uint8)
-        self.truncated = state.truncated.view(np.uint8)
-        self.stat_mask = state.stat_mask.view(np.uint8)
-        self.stat_return = state.stat_return
-        self.stat_length = state.stat_length
         self.moves = state.moves
-        self.ended_rows = state.ended_rows
-        self.sync_outputs()
-        self.err_env = -1
-        self.err_code = E_OK
+        self.bind_shared(state, self.num_envs, 1, 1, self.num_actions)
 
     # ------------------------------------------------------------------ reset
 
@@ -200,19 +277,6 @@ cdef class NavKernel:
         self.ep_return[i] = 0.0
         self.needs_reset[i] = 0
 
-    def reset(self, const uint8_t[::1] mask):
-        """Reset every env whose mask entry is nonzero, clear its events and write its observation."""
-        cdef Py_ssize_t i
-        if mask.shape[0] != self.num_envs:
-            raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_envs}")
-        with nogil:
-            for i in range(self.num_envs):
-                if mask[i]:
-                    self.reset_one(i)
-                    if self.events_on:
-                        self.event_count[i] = 0
-                    self.write_obs(i, False)
-
     def redraw_table(self, Py_ssize_t i):
         """Draw env i's fixed-reward table from its current key (after a key is injected)."""
         if not 0 <= i < self.num_envs:
@@ -221,28 +285,12 @@ cdef class NavKernel:
             with nogil:
                 self.draw_table(i)
 
-    def sync_outputs(self):
-        """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
-        cdef Py_ssize_t i
-        self.n_ended = 0
-        for i in range(self.num_envs):
-            if self.stat_mask[i] or self.final_mask[i]:
-                self.ended_rows[self.n_ended] = <int32_t>i
-                self.n_ended += 1
-
     def bind_obs(self, obs):
         """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
         if self.obs_kind == OBS_COORDS:
             self.obs_i32 = obs.reshape(self.num_envs, -1)
         else:
             self.obs_u8 = obs.reshape(self.num_envs, -1)
-
-    def observe(self):
-        """Rewrite every env's observation from its state (after a state is injected)."""
-        cdef Py_ssize_t i
-        with nogil:
-            for i in range(self.num_envs):
-                self.write_obs(i, False)
 
     # ---------------------------------------------------------- observations
 
@@ -333,6 +381,74 @@ cdef class NavKernel:
 
     # ------------------------------------------------------------------ step
 
+    def step_f32(self, const float[:, ::1] actions):
+        """Step every env with float32 continuous actions (N, 2); returns episodes ended or -1."""
+        return step_continuous(self, actions)
+
+    def step_f64(self, const double[:, ::1] actions):
+        """Step every env with float64 continuous actions (N, 2); returns episodes ended or -1."""
+        return step_continuous(self, actions)
+
+    # Hooks of the step skeleton (_engine.pxi).
+
+    cdef inline int unit_rows(self) noexcept nogil:
+        return 1
+
+    cdef inline int unit_actions(self) noexcept nogil:
+        return 1
+
+    cdef inline int32_t ep_length(self, Py_ssize_t i) noexcept nogil:
+        return self.step_count[i]
+
+    cdef inline void stat_extras(self, Py_ssize_t i, Py_ssize_t row, bint ended) noexcept nogil:
+        pass
+
+    cdef inline NavStep step_context(self) noexcept nogil:
+        cdef NavStep c
+        c.agent_cell = &self.agent_cell[0]
+        c.cell_flags = &self.cell_flags[0, 0]
+        c.grid = &self.grid[0, 0]
+        c.level_tiles = &self.level_tiles[0, 0]
+        c.map_id = &self.map_id[0]
+        c.grid_index = &self.grid_index[0]
+        c.reward_index = &self.reward_index[0]
+        c.table = &self.cell_reward[0, 0, 0]
+        c.step_count = &self.step_count[0]
+        c.rng = &self.rng[0]
+        c.cell_rc = &self.cell_rc[0, 0]
+        c.obs_xy = &self.obs_i32[0, 0] if self.obs_kind == OBS_COORDS else NULL
+        c.code_of = self.code_of
+        c.delta = self.delta
+        c.map_cells = self.map_cells
+        c.table_stride = self.planes * self.map_cells
+        c.obs_kind = self.obs_kind
+        c.clamp = self.clamp
+        c.mutable = self.mutable
+        c.shared_map = self.cell_flags.shape[0] == 1
+        c.shared_table = self.cell_reward.shape[0] == 1
+        c.default_tile = self.default_tile
+        c.default_flags = self.default_flags
+        c.cell = 0
+        return c
+
+    cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
+        cdef Py_ssize_t i, cell, target
+        cdef int code
+        if GRIDSIM_DEBUG:
+            # Raw pointers escape Cython's bounds checks; the debug build checks every move's
+            # cells here, before the loop (the lowest env whose move would escape the map).
+            for i in range(self.num_envs):
+                if self.needs_reset[i] and self.autoreset_mode == AR_NEXT_STEP:
+                    continue
+                cell = self.agent_cell[i]
+                code = self.code_of[actions[i]]
+                target = self.target_cell(cell, code) if self.clamp else cell + self.delta[code]
+                if not (0 <= cell < self.map_cells and 0 <= target < self.map_cells):
+                    self.err_env = <int>i
+                    self.err_code = E_INTERNAL
+                    return -1
+        return 0
+
     cdef Py_ssize_t target_cell(self, Py_ssize_t cell, int code) noexcept nogil:
         # A move target clamped into the map (only maps with a walkable border cell need it).
         cdef Py_ssize_t r = self.cell_rc[cell, 0] + code // 3 - 1
@@ -341,269 +457,90 @@ cdef class NavKernel:
         c = 0 if c < 0 else (self.width - 1 if c >= self.width else c)
         return (r + self.pad) * self.row_stride + c + self.pad
 
-    def step_i64(self, const int64_t[::1] actions):
-        """Step every env with int64 discrete actions (N,); returns episodes ended, or -1 on error."""
-        cdef Py_ssize_t n
-        with nogil:
-            if self.events_on:
-                n = step_discrete(self, actions, <const EventsOn*>NULL)
-            else:
-                n = step_discrete(self, actions, <const EventsOff*>NULL)
-        return n
-
-    def step_i32(self, const int32_t[::1] actions):
-        """Step every env with int32 discrete actions (N,); returns episodes ended, or -1 on error."""
-        cdef Py_ssize_t n
-        with nogil:
-            if self.events_on:
-                n = step_discrete(self, actions, <const EventsOn*>NULL)
-            else:
-                n = step_discrete(self, actions, <const EventsOff*>NULL)
-        return n
-
-    def step_f32(self, const float[:, ::1] actions):
-        """Step every env with float32 continuous actions (N, 2); returns episodes ended or -1."""
-        cdef Py_ssize_t n
-        with nogil:
-            if self.events_on:
-                n = step_continuous(self, actions, <const EventsOn*>NULL)
-            else:
-                n = step_continuous(self, actions, <const EventsOff*>NULL)
-        return n
-
-    def step_f64(self, const double[:, ::1] actions):
-        """Step every env with float64 continuous actions (N, 2); returns episodes ended or -1."""
-        cdef Py_ssize_t n
-        with nogil:
-            if self.events_on:
-                n = step_continuous(self, actions, <const EventsOn*>NULL)
-            else:
-                n = step_continuous(self, actions, <const EventsOff*>NULL)
-        return n
-
-
-cdef Py_ssize_t step_rows(NavKernel self, const action_t* actions,
-                          const int8_t* code_of, const events_t* tag, const limits_t* limits,
-                          int32_t one_limit) noexcept nogil:
-    # Apply validated actions to every env (move code = code_of[action]); returns episodes ended.
-    # OneLimit: every episode's limit is one_limit (none as INT32_MAX); AnyLimits: ep_max_steps.
-    # tag's type selects the loop with (EventsOn) or without (EventsOff) event writes.
-    # Hot arrays are read through local pointers: a store through a uint8 pointer may alias
-    # anything, and would otherwise force every memoryview to be reloaded for each env.
-    cdef Py_ssize_t i, k, cell, target, prev, n_done = 0
-    cdef Py_ssize_t map_cells = self.map_cells
-    cdef Py_ssize_t table_stride = self.planes * map_cells
-    cdef uint8_t f, term, trunc
-    cdef int code
-    cdef float rew
-    cdef int mode = self.autoreset_mode, obs_kind = self.obs_kind
-    cdef int mutable = self.mutable, clamp = self.clamp
-    cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
-    cdef int32_t limit
-    cdef EventBuf evb
-    cdef EventBuf* ev = &evb
-    cdef uint8_t default_tile = self.default_tile
-    cdef uint8_t default_flags = <uint8_t>self.tile_flags[self.default_tile]
-    cdef const Py_ssize_t* delta = self.delta
-    cdef const uint8_t* fl
-    cdef int32_t* agent_cell = &self.agent_cell[0]
-    cdef uint8_t* cell_flags = &self.cell_flags[0, 0]
-    cdef const int32_t* grid_index = &self.grid_index[0]
-    cdef const int32_t* reward_index = &self.reward_index[0]
-    cdef const float* table = &self.cell_reward[0, 0, 0]
-    cdef int32_t* step_count = &self.step_count[0]
-    cdef double* ep_return = &self.ep_return[0]
-    cdef uint8_t* needs_reset = &self.needs_reset[0]
-    cdef float* rewards = &self.rewards[0]
-    cdef uint8_t* terminated = &self.terminated[0]
-    cdef uint8_t* truncated = &self.truncated[0]
-    cdef uint8_t* stat_mask = &self.stat_mask[0]
-    cdef double* stat_return = &self.stat_return[0]
-    cdef int32_t* stat_length = &self.stat_length[0]
-    cdef uint8_t* final_mask = &self.final_mask[0]
-    cdef int32_t* ended = &self.ended_rows[0]
-    # One map for the whole batch: skip the per-env row lookups.
-    cdef bint shared_map = self.cell_flags.shape[0] == 1
-    cdef bint shared_table = self.cell_reward.shape[0] == 1
-    cdef const int32_t* cell_rc = &self.cell_rc[0, 0]
-    cdef int32_t* obs_xy = NULL
-    if obs_kind == OBS_COORDS:
-        obs_xy = &self.obs_i32[0, 0]
-    # Statistics and final-obs masks are False on rows whose episode did not end (Gymnasium's
-    # _add_info): clear only the rows the previous call set.
-    for k in range(self.n_ended):
-        i = ended[k]
-        stat_mask[i] = 0
-        stat_return[i] = 0.0
-        stat_length[i] = 0
-        final_mask[i] = 0
-    if events_t is EventsOn:
-        bind_events(ev, &self.event_type[0, 0], &self.event_payload[0, 0, 0], &self.event_count[0],
-                    &self.event_dropped[0], self.num_envs, self.max_events, self.num_event_fields)
-        clear_events(ev)
-    for i in range(self.num_envs):
-        if needs_reset[i] and mode == AR_NEXT_STEP:
-            # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
-            self.episode[i] += 1
-            self.reset_one(i)
-            rewards[i] = 0.0
-            terminated[i] = 0
-            truncated[i] = 0
-            self.write_obs(i, False)
-            continue
-        fl = cell_flags if shared_map else cell_flags + grid_index[i] * map_cells
-        code = code_of[actions[i]]
-        cell = agent_cell[i]
+    cdef inline bint step_one(self, NavStep* c, Py_ssize_t i, const action_t* actions, EventBuf* ev,
+                             int32_t limit, float* reward, bint* truncated) noexcept nogil:
+        # Move env i's agent (move code code_of[action]), then its reward and end of episode.
+        cdef Py_ssize_t map_cells = c.map_cells
+        cdef Py_ssize_t k, cell, target, prev
+        cdef uint8_t f
+        cdef float rew
+        cdef const int32_t* cell_rc = c.cell_rc
+        cdef const uint8_t* fl = c.cell_flags if c.shared_map else c.cell_flags + c.grid_index[i] * map_cells
+        cdef int code = c.code_of[actions[i]]
+        cell = c.agent_cell[i]
         prev = cell
-        target = self.target_cell(cell, code) if clamp else cell + delta[code]
-        if GRIDSIM_DEBUG and not (0 <= cell < map_cells and 0 <= target < map_cells):
-            # Raw pointers escape Cython's bounds checks; the debug build checks them here.
-            self.err_env = <int>i
-            self.err_code = E_INTERNAL
-            return -1
-        if obs_kind == OBS_IMAGE:
+        target = self.target_cell(cell, code) if c.clamp else cell + c.delta[code]
+        if c.obs_kind == OBS_IMAGE:
             if (fl[target] & F_WALKABLE) and target != cell:
-                agent_cell[i] = <int32_t>target
+                c.agent_cell[i] = <int32_t>target
                 self.paint_cell(i, cell)  # the old cell loses the agent
                 cell = target
         else:
             # Branch-free (gcc turns a conditional into a jump here): whether a random move
             # hits a wall is unpredictable. F_WALKABLE is bit 0.
             cell += (target - cell) * (fl[target] & F_WALKABLE)
-        agent_cell[i] = <int32_t>cell
-        if events_t is EventsOn:
-            if target != prev and not (fl[target] & F_WALKABLE):
-                emit_event(ev, i, NAV_EV_WALL_BUMP, cell_rc[2 * target], cell_rc[2 * target + 1], -1, -1)
+        c.agent_cell[i] = <int32_t>cell
+        c.cell = cell
+        if ev != NULL and target != prev and not (fl[target] & F_WALKABLE):
+            emit_event(ev, i, NAV_EV_WALL_BUMP, cell_rc[2 * target], cell_rc[2 * target + 1], -1, -1)
         # The reward is that of the cell the agent ends on.
         f = fl[cell]
         if f & F_STOCHASTIC:
-            k = self.grid[grid_index[i], cell]
-            rew = <float>sample_dist(&self.rng[i], self.dist_kind[k], self.dist_a[k], self.dist_b[k])
-        elif mutable and self.grid[grid_index[i], cell] == default_tile and \
-                self.level_tiles[self.map_id[i], cell] != default_tile:
-            rew = table[reward_index[i] * table_stride + map_cells + cell]  # collected / removed
-        elif shared_table:
-            rew = table[cell]
+            k = c.grid[c.grid_index[i] * map_cells + cell]
+            rew = <float>sample_dist(&c.rng[i], self.dist_kind[k], self.dist_a[k], self.dist_b[k])
+        elif c.mutable and c.grid[c.grid_index[i] * map_cells + cell] == c.default_tile and \
+                c.level_tiles[c.map_id[i] * map_cells + cell] != c.default_tile:
+            rew = c.table[c.reward_index[i] * c.table_stride + map_cells + cell]  # collected / removed
+        elif c.shared_table:
+            rew = c.table[cell]
         else:
-            rew = table[reward_index[i] * table_stride + cell]
+            rew = c.table[c.reward_index[i] * c.table_stride + cell]
         if f & F_COLLECTIBLE:
-            self.grid[grid_index[i], cell] = default_tile
-            cell_flags[grid_index[i] * map_cells + cell] = default_flags
-            if events_t is EventsOn:
+            c.grid[c.grid_index[i] * map_cells + cell] = c.default_tile
+            c.cell_flags[c.grid_index[i] * map_cells + cell] = c.default_flags
+            if ev != NULL:
                 emit_event(ev, i, NAV_EV_TILE_COLLECTED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
-        step_count[i] += 1
-        ep_return[i] += rew
-        rewards[i] = rew
-        term = (f & F_TERMINAL) != 0
-        # This episode's limit (a reset below rewrites ep_max_steps[i] for the next one); no
-        # limit is a limit no episode reaches.
-        if limits_t is OneLimit:
-            trunc = step_count[i] >= one_limit
-        else:
-            limit = ep_max_steps[i]
-            trunc = step_count[i] >= (limit if limit > 0 else 0x7FFFFFFF)
-        terminated[i] = term
-        truncated[i] = trunc
-        if events_t is EventsOn and term:
+        c.step_count[i] += 1
+        reward[0] = rew
+        # This episode's limit; no limit is a limit no episode reaches.
+        truncated[0] = c.step_count[i] >= (limit if limit > 0 else 0x7FFFFFFF)
+        if ev != NULL and (f & F_TERMINAL):
             emit_event(ev, i, NAV_EV_GOAL_REACHED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
-        if (term | trunc) and mode != AR_CONTINUE:
-            ended[n_done] = <int32_t>i
-            n_done += 1
-            stat_mask[i] = 1
-            stat_return[i] = ep_return[i]
-            stat_length[i] = step_count[i]
-            if mode == AR_SAME_STEP:
-                self.write_obs(i, True)
-                final_mask[i] = 1
-                self.episode[i] += 1
-                self.reset_one(i)
-                self.write_obs(i, False)
-                continue
-            needs_reset[i] = 1
-        if obs_kind == OBS_COORDS:
-            memcpy(obs_xy + 2 * i, cell_rc + 2 * cell, 2 * sizeof(int32_t))  # [row, col]
-        elif obs_kind == OBS_IMAGE:
+        return (f & F_TERMINAL) != 0
+
+    cdef inline void observe_step(self, NavStep* c, Py_ssize_t i) noexcept nogil:
+        # After a step: coords are a 2-int copy, an image is repainted at the agent's cell.
+        cdef Py_ssize_t cell = c.cell
+        if c.obs_kind == OBS_COORDS:
+            memcpy(c.obs_xy + 2 * i, c.cell_rc + 2 * cell, 2 * sizeof(int32_t))  # [row, col]
+        elif c.obs_kind == OBS_IMAGE:
             self.paint_cell(i, cell)  # the image is kept up to date cell by cell
         else:
             self.write_obs(i, False)
-    self.n_ended = n_done
-    return n_done
 
 
-cdef inline bint one_limit(NavKernel self, int32_t* limit) noexcept nogil:
-    # Whether every env's episode has the same limit; *limit gets it (none as INT32_MAX).
-    cdef Py_ssize_t i
-    cdef const int32_t* ep = &self.ep_max_steps[0]
-    cdef int32_t first = ep[0]
-    cdef bint mixed = False
-    for i in range(self.num_envs):
-        mixed |= ep[i] != first  # no early exit: the loop vectorizes
-    limit[0] = first if first > 0 else 0x7FFFFFFF
-    return not mixed
-
-
-cdef int check_pending(NavKernel self) noexcept nogil:
-    # DISABLED: an env that ended must be reset before it is stepped again.
-    cdef Py_ssize_t i
-    if self.autoreset_mode != AR_DISABLED:
-        return 0
-    for i in range(self.num_envs):
-        if self.needs_reset[i]:
-            self.err_env = <int>i
-            self.err_code = E_NEEDS_RESET
-            return -1
-    return 0
-
-
-cdef Py_ssize_t step_discrete(NavKernel self, const discrete_t[::1] actions, const events_t* tag) noexcept nogil:
-    # Every (action type, events on/off) pair is its own function.
-    cdef Py_ssize_t i
-    cdef int32_t limit
-    cdef discrete_t n = self.num_actions
-    cdef int bad = 0
-    self.err_code = E_OK
-    self.err_env = -1
-    if actions.shape[0] != self.num_envs:
-        self.err_code = E_BAD_SHAPE
-        return -1
-    for i in range(self.num_envs):
-        bad |= actions[i] < 0 or actions[i] >= n  # no early exit: the loop vectorizes
-    if bad:
-        for i in range(self.num_envs):
-            if actions[i] < 0 or actions[i] >= n:
-                self.err_env = <int>i
-                self.err_code = E_BAD_ACTION
-                return -1
-    if check_pending(self) < 0:
-        return -1
-    if one_limit(self, &limit):
-        return step_rows(self, &actions[0], self.action_code, tag, <const OneLimit*>NULL, limit)
-    return step_rows(self, &actions[0], self.action_code, tag, <const AnyLimits*>NULL, 0)
-
-
-cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actions,
-                                const events_t* tag) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef int32_t limit
+cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actions):
+    # Continuous actions become move codes (NaN: an error, or 0), then take the discrete path.
+    cdef Py_ssize_t i, n
     cdef double ar, ac
     self.err_code = E_OK
     self.err_env = -1
     if actions.shape[0] != self.num_envs or actions.shape[1] != 2:
         self.err_code = E_BAD_SHAPE
         return -1
-    for i in range(self.num_envs):
-        ar = actions[i, 0]
-        ac = actions[i, 1]
-        if isnan(ar) or isnan(ac):
-            if not self.nan_to_zero:
-                self.err_env = <int>i
-                self.err_code = E_NAN_ACTION
-                return -1
-            ar = 0.0 if isnan(ar) else ar
-            ac = 0.0 if isnan(ac) else ac
-        self.moves[i] = <int8_t>((move_axis(ar) + 1) * 3 + move_axis(ac) + 1)
-    if check_pending(self) < 0:
-        return -1
-    if one_limit(self, &limit):
-        return step_rows(self, &self.moves[0], IDENTITY_CODES, tag, <const OneLimit*>NULL, limit)
-    return step_rows(self, &self.moves[0], IDENTITY_CODES, tag, <const AnyLimits*>NULL, 0)
+    with nogil:
+        for i in range(self.num_envs):
+            ar = actions[i, 0]
+            ac = actions[i, 1]
+            if isnan(ar) or isnan(ac):
+                if not self.nan_to_zero:
+                    self.err_env = <int>i
+                    self.err_code = E_NAN_ACTION
+                    return -1
+                ar = 0.0 if isnan(ar) else ar
+                ac = 0.0 if isnan(ac) else ac
+            self.moves[i] = <int8_t>((move_axis(ar) + 1) * 3 + move_axis(ac) + 1)
+        self.code_of = IDENTITY_CODES
+        n = step_units(self, &self.moves[0], self.num_envs, 0)
+        self.code_of = self.action_code
+    return n

@@ -6,6 +6,51 @@
 # An env is one 16-byte record (layout in _core.pxd), stepped in place.
 
 
+# Observation kinds.
+cdef enum:
+    ROBO_OBS_VECTOR = 0  # float32 (11 [+ K],): agent, then (x, y, status) per object [+ task one-hot]
+    ROBO_OBS_GRID = 1    # uint8 (7, 7, 4): agent plane, then one plane per object (stack level)
+
+# Goal kinds (gridsim.roboman.tasks.TASK_KINDS, same order).
+cdef enum:
+    G_LIFT = 0
+    G_TOUCH = 1
+    G_CENTER = 2
+    G_CORNER = 3
+    G_TOUCH_WITH = 4
+    G_CLOSE = 5
+    G_FAR = 6
+    G_STACK = 7
+
+# Layout of one env's record (RobomanState.record, (N, 16) int8); -1 means None.
+cdef enum:
+    R_AX = 0       # agent x
+    R_AY = 1       # agent y
+    R_OBJ = 2      # R_OBJ + 2 * j: x of object j (red, green, blue); + 1: its y
+    R_ABOVE = 8    # R_ABOVE + j: object directly on top of j
+    R_BELOW = 11   # R_BELOW + j: object directly under j
+    R_HELD = 14    # lifted object
+    R_TASK = 15    # the env's task id (a row of gridsim.roboman.TASKS)
+    R_SIZE = 16
+
+# Event type ids: 1-based positions in gridsim.events.ROBOMAN_EVENTS.
+cdef enum:
+    ROBO_EV_LIFTED = 1         # [obj, from_below (-1 = floor)]
+    ROBO_EV_PUT = 2            # [obj, onto (-1 = floor)]
+    ROBO_EV_GOAL_REACHED = 3   # []
+
+ROBOMAN_OBS_VECTOR = ROBO_OBS_VECTOR
+ROBOMAN_OBS_GRID = ROBO_OBS_GRID
+# Keyed by the names of gridsim.roboman.tasks.TASK_KINDS.
+ROBOMAN_GOAL_KINDS = {"Lift{X}": G_LIFT, "Touch{X}": G_TOUCH, "Move{X}ToCenter": G_CENTER,
+                      "Move{X}ToCorner": G_CORNER, "Touch{X}With{Y}": G_TOUCH_WITH,
+                      "Move{X}CloseTo{Y}": G_CLOSE, "Move{X}FarFrom{Y}": G_FAR, "Stack{X}On{Y}": G_STACK}
+ROBOMAN_RECORD = {"AX": R_AX, "AY": R_AY, "OBJ": R_OBJ, "ABOVE": R_ABOVE, "BELOW": R_BELOW,
+                  "HELD": R_HELD, "TASK": R_TASK, "SIZE": R_SIZE}
+ROBOMAN_EVENT_IDS = {"object_lifted": ROBO_EV_LIFTED, "object_put": ROBO_EV_PUT,
+                     "goal_reached": ROBO_EV_GOAL_REACHED}
+
+
 # Index of the lowest set bit of a 3-bit set, -1 for the empty set.
 cdef int[8] LOWEST_BIT = [-1, 0, 1, 0, 2, 0, 1, 0]
 
@@ -127,13 +172,55 @@ cdef inline void robo_outputs(const int8_t* r, int8_t* m, float* v, uint8_t* g,
         g[(r[R_OBJ + 2 * j + 1] * 7 + r[R_OBJ + 2 * j]) * 4 + 1 + j] = <uint8_t>level
 
 
+# What a step call's loop reads, copied into the loop's frame (RobomanKernel.step_context).
+ctypedef struct RobomanStep:
+    int8_t* records               # (N, R_SIZE)
+    int64_t* timer
+    const int8_t* task_kind
+    const int8_t* task_x
+    const int8_t* task_y
+    const int16_t* task_slot
+    float* obs_vec                # vector observations, else NULL
+    int8_t* mask                  # (N, 7) action masks
+    Py_ssize_t obs_size
+    int one_hot                   # task one-hot width, 0 without
+
+
 @cython.final
-cdef class RobomanKernel:
+cdef class RobomanKernel(Kernel):
     """The manipulation family's kernel over one :class:`gridsim.state.RobomanState`."""
+
+    # ---- sizes and options ----
+    cdef readonly int num_envs
+    cdef readonly int obs_kind, obs_size
+    cdef readonly int task_in_obs, num_tasks
+    cdef public int exclude_solved       # redraw solved placements (read at reset only)
+    cdef public int64_t max_steps        # limit of new episodes: truncated on the step where timer == it
+
+    # ---- tables ----
+    cdef const int8_t[::1] task_kind      # (36,) goal kind of each task id
+    cdef const int8_t[::1] task_x         # (36,) X object
+    cdef const int8_t[::1] task_y         # (36,) Y object, -1 for one-object tasks
+    cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
+
+    # ---- per-env state (owned by gridsim.state.RobomanState); -1 means None ----
+    cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held, task (layout above)
+    cdef int64_t[::1] timer               # (N,) steps in this episode
+    cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
+    cdef uint64_t[:, ::1] key             # (N, 2)
+    cdef uint64_t[::1] rng                # (N,) episode stream state
+    cdef uint8_t[::1] reseed              # (N,) bool: cleared at reset (no per-seed tables here)
+
+    # ---- outputs ----
+    cdef float[:, ::1] obs_f32            # (N, obs_size) vector observations
+    cdef uint8_t[:, ::1] obs_u8           # (N, 196) grid observations
+    cdef float[:, ::1] final_f32
+    cdef uint8_t[:, ::1] final_u8
+    cdef int8_t[:, ::1] action_mask       # (N, 7) 1 = masked out
+    cdef int8_t[:, ::1] final_action_mask # (N, 7) SAME_STEP: the mask of the final state
 
     def __init__(self, state):
         self.num_envs = state.num_envs
-        self.autoreset_mode = state.autoreset_mode
         self.obs_kind = state.obs_kind
         self.obs_size = int(np.prod(state.obs.shape[1:]))
         self.task_in_obs = state.task_in_obs
@@ -147,21 +234,9 @@ cdef class RobomanKernel:
         self.record = state.record
         self.timer = state.timer
         self.task_slot = state.task_slot
-        self.episode = state.episode
         self.key = state.key
         self.rng = state.rng
-        self.ep_return = state.ep_return
-        self.needs_reset = state.needs_reset.view(np.uint8)
         self.reseed = state.reseed.view(np.uint8)
-        self.ep_max_steps = state.ep_max_steps
-        self.events_on = state.events_on
-        self.max_events = state.max_events
-        self.num_event_fields = state.num_event_fields
-        self.event_type = state.event_type
-        self.event_payload = state.event_payload
-        self.event_count = state.event_count
-        self.event_dropped = state.event_dropped
-        _check_event_buffers(state, self.num_envs)
         if self.obs_kind == ROBO_OBS_VECTOR:
             self.obs_f32 = state.obs
             self.final_f32 = state.final_obs
@@ -170,21 +245,13 @@ cdef class RobomanKernel:
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
         self.action_mask = state.action_mask
         self.final_action_mask = state.final_action_mask
-        self.final_mask = state.final_mask.view(np.uint8)
-        self.rewards = state.rewards
-        self.terminated = state.terminated.view(np.uint8)
-        self.truncated = state.truncated.view(np.uint8)
-        self.stat_mask = state.stat_mask.view(np.uint8)
-        self.stat_return = state.stat_return
-        self.stat_length = state.stat_length
-        self.stat_success = state.stat_success.view(np.uint8)
-        self.ended_rows = state.ended_rows
-        self.sync_outputs()
-        self.err_env = -1
-        self.err_code = E_OK
+        self.bind_shared(state, self.num_envs, 1, 1, 7)
+        # A bad action and a pending reset are reported in env order (the lowest env's first).
+        self.errors_in_env_order = True
 
-    cdef void write_outputs(self, Py_ssize_t i, const int8_t* r, bint final) noexcept nogil:
-        # The observation and the action mask of record r.
+    cdef void write_obs(self, Py_ssize_t i, bint final) noexcept nogil:
+        # The observation and the action mask of env i's record.
+        cdef const int8_t* r = &self.record[i, 0]
         if self.obs_kind == ROBO_OBS_VECTOR:
             robo_outputs(r, &self.final_action_mask[i, 0] if final else &self.action_mask[i, 0],
                          &self.final_f32[i, 0] if final else &self.obs_f32[i, 0], NULL,
@@ -192,6 +259,39 @@ cdef class RobomanKernel:
         else:
             robo_outputs(r, &self.final_action_mask[i, 0] if final else &self.action_mask[i, 0],
                          NULL, &self.final_u8[i, 0] if final else &self.obs_u8[i, 0], 0, 0)
+
+    def observe_as(self, int kind, obs, int8_t[:, ::1] action_mask=None):
+        """Write every env's observation of ``kind`` and its action mask from the current records.
+
+        Whatever the batch's own observation kind: ``kind`` ROBOMAN_OBS_VECTOR writes
+        ``obs`` float32 (N, 11) or (N, 11 + num_tasks) (the task one-hot is written when
+        the array has room for it); ROBOMAN_OBS_GRID writes ``obs`` uint8 (N, 7, 7, 4).
+        ``action_mask`` int8 (N, 7), if given, gets the action masks.
+        """
+        cdef float[:, ::1] vec
+        cdef uint8_t[:, ::1] grid
+        cdef int8_t[:, ::1] mask = action_mask if action_mask is not None else np.empty((self.num_envs, 7), np.int8)
+        cdef int one_hot = 0
+        cdef Py_ssize_t i
+        if mask.shape[0] != self.num_envs or mask.shape[1] != 7:
+            raise ValueError(f"action_mask must have shape ({self.num_envs}, 7)")
+        if kind == ROBO_OBS_VECTOR:
+            vec = obs
+            if vec.shape[0] != self.num_envs or vec.shape[1] not in (11, 11 + self.num_tasks):
+                raise ValueError(f"vector observations must have shape ({self.num_envs}, 11 [+ {self.num_tasks}])")
+            one_hot = <int>vec.shape[1] - 11
+            with nogil:
+                for i in range(self.num_envs):
+                    robo_outputs(&self.record[i, 0], &mask[i, 0], &vec[i, 0], NULL, one_hot, self.task_slot[i])
+        elif kind == ROBO_OBS_GRID:
+            grid = obs.reshape(obs.shape[0], -1)
+            if grid.shape[0] != self.num_envs or grid.shape[1] != 196 or obs.shape[1:] != (7, 7, 4):
+                raise ValueError(f"grid observations must have shape ({self.num_envs}, 7, 7, 4)")
+            with nogil:
+                for i in range(self.num_envs):
+                    robo_outputs(&self.record[i, 0], &mask[i, 0], NULL, &grid[i, 0], 0, 0)
+        else:
+            raise ValueError(f"unknown roboman observation kind {kind}")
 
     # ----------------------------------------------------------------- reset
 
@@ -238,19 +338,6 @@ cdef class RobomanKernel:
         self.needs_reset[i] = 0
         self.reseed[i] = 0
 
-    def reset(self, const uint8_t[::1] mask):
-        """Reset every env whose mask entry is nonzero; clear its events, write its observation and mask."""
-        cdef Py_ssize_t i
-        if mask.shape[0] != self.num_envs:
-            raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_envs}")
-        with nogil:
-            for i in range(self.num_envs):
-                if mask[i]:
-                    self.reset_one(i)
-                    if self.events_on:
-                        self.event_count[i] = 0
-                    self.write_outputs(i, &self.record[i, 0], False)
-
     def bind_obs(self, obs):
         """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
         if self.obs_kind == ROBO_OBS_VECTOR:
@@ -258,144 +345,58 @@ cdef class RobomanKernel:
         else:
             self.obs_u8 = obs.reshape(self.num_envs, -1)
 
-    def observe(self):
-        """Rewrite every env's observation and action mask from its state (after injection)."""
-        cdef Py_ssize_t i
-        with nogil:
-            for i in range(self.num_envs):
-                self.write_outputs(i, &self.record[i, 0], False)
-
-    def sync_outputs(self):
-        """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
-        cdef Py_ssize_t i
-        self.n_ended = 0
-        for i in range(self.num_envs):
-            if self.stat_mask[i] or self.final_mask[i]:
-                self.ended_rows[self.n_ended] = <int32_t>i
-                self.n_ended += 1
-
     # ------------------------------------------------------------------ step
+    # Hooks of the step skeleton (_engine.pxi).
 
-    def step_i64(self, const int64_t[::1] actions):
-        """Step every env with int64 actions (N,); returns episodes ended, or -1 on error."""
-        cdef Py_ssize_t n
-        with nogil:
-            if self.events_on:
-                n = roboman_step(self, actions, <const EventsOn*>NULL)
-            else:
-                n = roboman_step(self, actions, <const EventsOff*>NULL)
-        return n
+    cdef inline int unit_rows(self) noexcept nogil:
+        return 1
 
-    def step_i32(self, const int32_t[::1] actions):
-        """Step every env with int32 actions (N,); returns episodes ended, or -1 on error."""
-        cdef Py_ssize_t n
-        with nogil:
-            if self.events_on:
-                n = roboman_step(self, actions, <const EventsOn*>NULL)
-            else:
-                n = roboman_step(self, actions, <const EventsOff*>NULL)
-        return n
+    cdef inline int unit_actions(self) noexcept nogil:
+        return 1
 
+    cdef inline int32_t ep_length(self, Py_ssize_t i) noexcept nogil:
+        return <int32_t>self.timer[i]
 
-cdef Py_ssize_t roboman_step(RobomanKernel self, const discrete_t[::1] actions,
-                             const events_t* tag) noexcept nogil:
-    # tag's type selects the loop with (EventsOn) or without (EventsOff) event writes.
-    cdef Py_ssize_t i, k, n_done = 0
-    cdef int8_t* r
-    cdef int8_t* rec
-    cdef bint term, trunc
-    cdef int t, bad = 0
-    cdef int mode = self.autoreset_mode
-    cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
-    cdef int64_t limit
-    cdef EventBuf evb
-    cdef EventBuf* ev = NULL  # NULL: robo_apply records nothing
-    cdef int64_t* timer = &self.timer[0]
-    cdef const int8_t* task_kind = &self.task_kind[0]
-    cdef const int8_t* task_x = &self.task_x[0]
-    cdef const int8_t* task_y = &self.task_y[0]
-    cdef uint8_t* needs_reset = &self.needs_reset[0]
-    cdef float* rewards = &self.rewards[0]
-    cdef uint8_t* terminated = &self.terminated[0]
-    cdef uint8_t* truncated = &self.truncated[0]
-    cdef double* ep_return = &self.ep_return[0]
-    cdef int8_t* mask = &self.action_mask[0, 0]
-    cdef float* obs_vec = &self.obs_f32[0, 0] if self.obs_kind == ROBO_OBS_VECTOR else NULL
-    cdef Py_ssize_t obs_size = self.obs_size
-    cdef int one_hot = self.num_tasks if self.task_in_obs else 0
-    cdef int8_t* records = &self.record[0, 0]
-    cdef const int16_t* task_slot = &self.task_slot[0]
-    self.err_code = E_OK
-    self.err_env = -1
-    if actions.shape[0] != self.num_envs:
-        self.err_code = E_BAD_SHAPE
-        return -1
-    for i in range(self.num_envs):
-        bad |= actions[i] < 0 or actions[i] > 6  # no early exit: the loop vectorizes
-    if bad or mode == AR_DISABLED:
-        for i in range(self.num_envs):
-            if actions[i] < 0 or actions[i] > 6:
-                self.err_env = <int>i
-                self.err_code = E_BAD_ACTION
-                return -1
-            if mode == AR_DISABLED and needs_reset[i]:
-                self.err_env = <int>i
-                self.err_code = E_NEEDS_RESET
-                return -1
-    for k in range(self.n_ended):
-        i = self.ended_rows[k]
-        self.stat_mask[i] = 0
-        self.stat_return[i] = 0.0
-        self.stat_length[i] = 0
-        self.stat_success[i] = 0
-        self.final_mask[i] = 0
-    if events_t is EventsOn:
-        ev = &evb
-        bind_events(ev, &self.event_type[0, 0], &self.event_payload[0, 0, 0], &self.event_count[0],
-                    &self.event_dropped[0], self.num_envs, self.max_events, self.num_event_fields)
-        clear_events(ev)
-    for i in range(self.num_envs):
-        rec = records + R_SIZE * i
-        if needs_reset[i] and mode == AR_NEXT_STEP:
-            # The action is ignored: this call starts the next episode (Gymnasium NEXT_STEP).
-            self.episode[i] += 1
-            self.reset_one(i)
-            rewards[i] = 0.0
-            terminated[i] = 0
-            truncated[i] = 0
-            self.write_outputs(i, rec, False)
-            continue
-        r = rec  # stepped in place: copying a record just written byte by byte stalls the CPU
-        limit = ep_max_steps[i]  # loaded before the record's byte stores, which may alias it
+    cdef inline void stat_extras(self, Py_ssize_t i, Py_ssize_t row, bint ended) noexcept nogil:
+        pass
+
+    cdef inline RobomanStep step_context(self) noexcept nogil:
+        cdef RobomanStep c
+        c.records = &self.record[0, 0]
+        c.timer = &self.timer[0]
+        c.task_kind = &self.task_kind[0]
+        c.task_x = &self.task_x[0]
+        c.task_y = &self.task_y[0]
+        c.task_slot = &self.task_slot[0]
+        c.obs_vec = &self.obs_f32[0, 0] if self.obs_kind == ROBO_OBS_VECTOR else NULL
+        c.mask = &self.action_mask[0, 0]
+        c.obs_size = self.obs_size
+        c.one_hot = self.num_tasks if self.task_in_obs else 0
+        return c
+
+    cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
+        return 0
+
+    cdef inline bint step_one(self, RobomanStep* c, Py_ssize_t i, const action_t* actions, EventBuf* ev,
+                             int32_t limit, float* reward, bint* truncated) noexcept nogil:
+        # Stepped in place: copying a record just written byte by byte stalls the CPU.
+        cdef int8_t* r = c.records + R_SIZE * i
+        cdef int t
+        cdef bint term
         robo_apply(r, <int>actions[i], ev, i)
         t = r[R_TASK]
-        term = robo_goal(r, task_kind[t], task_x[t], task_y[t])
-        timer[i] += 1
-        # This episode's limit; 0 (none) is never reached: a timer is >= 1 after a step.
-        trunc = timer[i] == limit
-        if events_t is EventsOn and term:
+        term = robo_goal(r, c.task_kind[t], c.task_x[t], c.task_y[t])
+        c.timer[i] += 1
+        if ev != NULL and term:
             emit_event(ev, i, ROBO_EV_GOAL_REACHED, -1, -1, -1, -1)
-        rewards[i] = 1.0 if term else 0.0
-        terminated[i] = term
-        truncated[i] = trunc
-        ep_return[i] += 1.0 if term else 0.0
-        if (term or trunc) and mode != AR_CONTINUE:
-            self.ended_rows[n_done] = <int32_t>i
-            n_done += 1
-            self.stat_mask[i] = 1
-            self.stat_return[i] = ep_return[i]
-            self.stat_length[i] = <int32_t>timer[i]
-            self.stat_success[i] = term
-            if mode == AR_SAME_STEP:
-                self.write_outputs(i, r, True)
-                self.final_mask[i] = 1
-                self.episode[i] += 1
-                self.reset_one(i)
-            else:
-                needs_reset[i] = 1
-        if obs_vec != NULL:
-            robo_outputs(r, mask + 7 * i, obs_vec + obs_size * i, NULL, one_hot, task_slot[i] if one_hot else 0)
+        reward[0] = 1.0 if term else 0.0
+        # This episode's limit; 0 (none) is never reached: a timer is >= 1 after a step.
+        truncated[0] = c.timer[i] == limit
+        return term
+
+    cdef inline void observe_step(self, RobomanStep* c, Py_ssize_t i) noexcept nogil:
+        if c.obs_vec != NULL:
+            robo_outputs(c.records + R_SIZE * i, c.mask + 7 * i, c.obs_vec + c.obs_size * i,
+                         NULL, c.one_hot, c.task_slot[i] if c.one_hot else 0)
         else:
-            self.write_outputs(i, r, False)
-    self.n_ended = n_done
-    return n_done
+            self.write_obs(i, False)

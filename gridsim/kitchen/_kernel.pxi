@@ -5,6 +5,29 @@
 # kitchen act at once; moves are resolved to a fixed point so that no two agents
 # ever share a cell, then interactions run in agent order.
 
+# Tile kinds (gridsim.kitchen.rules.TILES, same order).
+cdef enum:
+    T_FLOOR = 0
+    T_COUNTER = 1
+    T_CUTBOARD = 2
+    T_DELIVERY = 3
+
+# Event type ids: 1-based positions in gridsim.events.KITCHEN_EVENTS.
+cdef enum:
+    KIT_EV_PICKED = 1          # [agent, item, x, y]
+    KIT_EV_PUT = 2             # [agent, item, x, y]
+    KIT_EV_CHOPPED = 3         # [agent, item]
+    KIT_EV_MERGED = 4          # [agent, item]
+    KIT_EV_DELIVERED = 5       # [agent, item, recipe_bits]
+    KIT_EV_COLLISION = 6       # [agent, blocker (-1 = contested cell)]
+    KIT_EV_GOAL_REACHED = 7    # []
+
+# Keyed by the names of gridsim.kitchen.rules.TILES and gridsim.events.KITCHEN_EVENTS.
+KITCHEN_TILE_KINDS = {"floor": T_FLOOR, "counter": T_COUNTER, "cutboard": T_CUTBOARD, "delivery": T_DELIVERY}
+KITCHEN_EVENT_IDS = {"item_picked": KIT_EV_PICKED, "item_put": KIT_EV_PUT, "item_chopped": KIT_EV_CHOPPED,
+                     "items_merged": KIT_EV_MERGED, "dish_delivered": KIT_EV_DELIVERED,
+                     "collision": KIT_EV_COLLISION, "goal_reached": KIT_EV_GOAL_REACHED}
+
 cdef enum:
     NO_ITEM = 0  # item id of "nothing"
     NOT_BLOCKED = -2  # a mover's blocker when it moves
@@ -13,9 +36,51 @@ cdef int[5] KITCHEN_DX = [0, 0, 0, -1, 1]
 cdef int[5] KITCHEN_DY = [0, -1, 1, 0, 0]
 
 
+# A step call's loop context (KitchenKernel.step_context): the kitchen reads its fields.
+ctypedef struct KitchenStep:
+    char unused
+
+
 @cython.final
-cdef class KitchenKernel:
+cdef class KitchenKernel(Kernel):
     """The kitchen family's kernel over one :class:`gridsim.state.KitchenState`."""
+
+    # ---- sizes and options ----
+    cdef readonly int num_kitchens, num_agents, num_rows   # rows = kitchens, or kitchens x agents
+    cdef readonly int height, width, num_cells, num_items, num_components
+    cdef readonly int agent_rows                # one row per agent (obs gets a "this agent" channel)
+    cdef readonly int obs_channels, channels_first
+    cdef readonly int max_deliveries
+    cdef public int max_steps                   # limit of new episodes: truncated when t >= it (0 none)
+    cdef readonly uint32_t all_recipes          # bit r set for every recipe of the level
+
+    # ---- level tables (cells are y * W + x) ----
+    cdef const uint8_t[::1] tile_kind           # (C,) T_* of each cell
+    cdef const int16_t[::1] init_item           # (C,) item on each cell at reset, 0 none
+    cdef const int16_t[::1] start_cell          # (A,) start cell of each agent
+    cdef const int16_t[::1] chop_to             # (I,) item after chopping, -1 = cannot
+    cdef const int16_t[:, ::1] merge_to         # (I, I) merged item, -1 = not mergeable
+    cdef const uint8_t[::1] deliverable         # (I,)
+    cdef const uint32_t[::1] dish_of            # (I,) bit r = the item is recipe r's dish
+    cdef const uint16_t[::1] comp_bits          # (I,) bit k = the item has component k
+
+    # ---- per-kitchen state (owned by gridsim.state.KitchenState; bookkeeping in Kernel) ----
+    cdef int16_t[:, ::1] agent_cell             # (K, A)
+    cdef int16_t[:, ::1] held                   # (K, A) held item, 0 none
+    cdef int16_t[:, ::1] tile_item              # (K, C) item lying on each cell, 0 none
+    cdef uint16_t[:, ::1] delivered_bits        # (K, C) components delivered to each delivery cell
+    cdef uint32_t[::1] solved                   # (K,) recipes satisfied by a delivered item
+    cdef int16_t[::1] n_delivered               # (K,)
+    cdef int16_t[:, ::1] delivered_item         # (K, D) delivered items, in order
+    cdef int16_t[:, ::1] delivered_cell         # (K, D) and where
+    cdef int32_t[::1] t                         # (K,) steps in this episode
+    cdef const uint8_t[::1] base_obs            # (obs_size,) the tile channels of one row
+
+    # ---- outputs (per row) ----
+    cdef uint8_t[:, ::1] obs                    # (R, obs_size)
+    cdef uint8_t[:, ::1] final_obs              # (R, obs_size)
+    cdef int32_t[::1] stat_dishes               # (R,) items delivered in the episode
+    cdef int8_t[:, ::1] moves                   # (K, A) scratch: validated actions
 
     def __init__(self, state):
         self.num_kitchens = state.num_kitchens
@@ -29,7 +94,6 @@ cdef class KitchenKernel:
         self.num_components = state.num_components
         self.obs_channels = state.obs_channels
         self.channels_first = state.channels_first
-        self.autoreset_mode = state.autoreset_mode
         self.max_steps = state.max_steps
         self.all_recipes = state.all_recipes
         self.tile_kind = state.tile_kind
@@ -50,46 +114,17 @@ cdef class KitchenKernel:
         self.delivered_cell = state.delivered_cell
         self.max_deliveries = state.delivered_item.shape[1]
         self.t = state.t
-        self.episode = state.episode
-        self.ep_return = state.ep_return
-        self.needs_reset = state.needs_reset.view(np.uint8)
-        self.ep_max_steps = state.ep_max_steps
-        self.events_on = state.events_on
-        self.max_events = state.max_events
-        self.num_event_fields = state.num_event_fields
-        self.event_type = state.event_type
-        self.event_payload = state.event_payload
-        self.event_count = state.event_count
-        self.event_dropped = state.event_dropped
-        _check_event_buffers(state, self.num_kitchens)
         self.base_obs = state.base_obs
         self.obs = state.obs.reshape(self.num_rows, -1)
         self.final_obs = state.final_obs.reshape(self.num_rows, -1)
-        self.final_mask = state.final_mask.view(np.uint8)
-        self.rewards = state.rewards
-        self.terminated = state.terminated.view(np.uint8)
-        self.truncated = state.truncated.view(np.uint8)
-        self.stat_mask = state.stat_mask.view(np.uint8)
-        self.stat_return = state.stat_return
-        self.stat_length = state.stat_length
-        self.stat_success = state.stat_success.view(np.uint8)
         self.stat_dishes = state.stat_dishes
-        self.ended_rows = state.ended_rows
         self.moves = state.moves
-        self.sync_outputs()
-        self.err_env = -1
-        self.err_code = E_OK
+        self.bind_shared(state, self.num_kitchens, self.num_agents if self.agent_rows else 1,
+                         self.num_agents, 5)
 
     # ---------------------------------------------------------------- rules
 
-    cdef void add_event(self, Py_ssize_t k, int kind, int f0, int f1, int f2, int f3) noexcept nogil:
-        # One event of kitchen k (KIT_EV_*; -1 for fields the kind lacks). Callers check events_on.
-        cdef EventBuf b
-        bind_events(&b, &self.event_type[0, 0], &self.event_payload[0, 0, 0], &self.event_count[0],
-                    &self.event_dropped[0], self.num_kitchens, self.max_events, self.num_event_fields)
-        emit_event(&b, k, kind, f0, f1, f2, f3)
-
-    cdef void interact(self, Py_ssize_t k, int a, int cell) noexcept nogil:
+    cdef void interact(self, Py_ssize_t k, int a, int cell, EventBuf* ev) noexcept nogil:
         # Agent a faces the non-floor cell `cell` (the interaction table of the rules).
         cdef int H = self.held[k, a], X, M, n
         if self.tile_kind[cell] == T_DELIVERY:
@@ -102,8 +137,8 @@ cdef class KitchenKernel:
                 self.delivered_bits[k, cell] |= self.comp_bits[H]
                 self.solved[k] |= self.dish_of[H]
                 self.held[k, a] = NO_ITEM
-                if self.events_on:
-                    self.add_event(k, KIT_EV_DELIVERED, a, H, <int>self.dish_of[H], -1)
+                if ev != NULL:
+                    emit_event(ev, k, KIT_EV_DELIVERED, a, H, <int>self.dish_of[H], -1)
             return
         X = self.tile_item[k, cell]
         if H != NO_ITEM:
@@ -112,24 +147,24 @@ cdef class KitchenKernel:
                 if M >= 0:  # the merge ends in the hand
                     self.held[k, a] = <int16_t>M
                     self.tile_item[k, cell] = NO_ITEM
-                    if self.events_on:
-                        self.add_event(k, KIT_EV_MERGED, a, M, -1, -1)
+                    if ev != NULL:
+                        emit_event(ev, k, KIT_EV_MERGED, a, M, -1, -1)
             elif self.tile_kind[cell] == T_CUTBOARD and self.chop_to[H] >= 0:
                 self.held[k, a] = self.chop_to[H]  # chopped in the hand, still held
-                if self.events_on:
-                    self.add_event(k, KIT_EV_CHOPPED, a, self.chop_to[H], -1, -1)
+                if ev != NULL:
+                    emit_event(ev, k, KIT_EV_CHOPPED, a, self.chop_to[H], -1, -1)
             else:
                 self.tile_item[k, cell] = <int16_t>H
                 self.held[k, a] = NO_ITEM
-                if self.events_on:
-                    self.add_event(k, KIT_EV_PUT, a, H, cell % self.width, cell // self.width)
+                if ev != NULL:
+                    emit_event(ev, k, KIT_EV_PUT, a, H, cell % self.width, cell // self.width)
         elif X != NO_ITEM:
             self.held[k, a] = <int16_t>X
             self.tile_item[k, cell] = NO_ITEM
-            if self.events_on:
-                self.add_event(k, KIT_EV_PICKED, a, X, cell % self.width, cell // self.width)
+            if ev != NULL:
+                emit_event(ev, k, KIT_EV_PICKED, a, X, cell % self.width, cell // self.width)
 
-    cdef void step_kitchen(self, Py_ssize_t k) noexcept nogil:
+    cdef void step_kitchen(self, Py_ssize_t k, EventBuf* ev) noexcept nogil:
         # One simultaneous step of every agent of kitchen k (actions in self.moves[k]).
         cdef int A = self.num_agents, W = self.width, H = self.height
         cdef int cur[4]
@@ -176,13 +211,13 @@ cdef class KitchenKernel:
         for a in range(A):
             if role[a] == 1:
                 if blocker[a] != NOT_BLOCKED:
-                    if self.events_on:
-                        self.add_event(k, KIT_EV_COLLISION, a, blocker[a], -1, -1)
+                    if ev != NULL:
+                        emit_event(ev, k, KIT_EV_COLLISION, a, blocker[a], -1, -1)
                 else:
                     self.agent_cell[k, a] = <int16_t>target[a]
         for a in range(A):  # interactions in agent order
             if role[a] == 2:
-                self.interact(k, a, target[a])
+                self.interact(k, a, target[a], ev)
         self.t[k] += 1
 
     # ---------------------------------------------------------------- reset
@@ -202,38 +237,9 @@ cdef class KitchenKernel:
         self.ep_return[k] = 0.0
         self.needs_reset[k] = 0
 
-    def reset(self, const uint8_t[::1] mask):
-        """Reset every kitchen whose mask entry is nonzero, clear its events and write its observations."""
-        cdef Py_ssize_t k
-        if mask.shape[0] != self.num_kitchens:
-            raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.num_kitchens}")
-        with nogil:
-            for k in range(self.num_kitchens):
-                if mask[k]:
-                    self.reset_one(k)
-                    if self.events_on:
-                        self.event_count[k] = 0
-                    self.write_obs(k, False)
-
     def bind_obs(self, obs):
         """Write observations into ``obs`` (R, *obs_shape) from now on (every row is rewritten each step)."""
         self.obs = obs.reshape(self.num_rows, -1)
-
-    def observe(self):
-        """Rewrite every row's observation from the state (after a state is injected)."""
-        cdef Py_ssize_t k
-        with nogil:
-            for k in range(self.num_kitchens):
-                self.write_obs(k, False)
-
-    def sync_outputs(self):
-        """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
-        cdef Py_ssize_t i
-        self.n_ended = 0
-        for i in range(self.num_rows):
-            if self.stat_mask[i] or self.final_mask[i]:
-                self.ended_rows[self.n_ended] = <int32_t>i
-                self.n_ended += 1
 
     # --------------------------------------------------------- observations
 
@@ -284,95 +290,49 @@ cdef class KitchenKernel:
 
     def step_i64(self, actions):
         """Step every kitchen with int64 actions, (K, A) or (K * A,); returns rows that ended, or -1."""
-        cdef const int64_t[::1] flat = actions.reshape(-1)
-        cdef Py_ssize_t n
-        with nogil:
-            n = kitchen_step(self, flat)
-        return n
+        return Kernel.step_i64(self, actions.reshape(-1))
 
     def step_i32(self, actions):
         """Step every kitchen with int32 actions, (K, A) or (K * A,); returns rows that ended, or -1."""
-        cdef const int32_t[::1] flat = actions.reshape(-1)
-        cdef Py_ssize_t n
-        with nogil:
-            n = kitchen_step(self, flat)
-        return n
+        return Kernel.step_i32(self, actions.reshape(-1))
 
+    # Hooks of the step skeleton (_engine.pxi).
 
-cdef Py_ssize_t kitchen_step(KitchenKernel self, const discrete_t[::1] actions) noexcept nogil:
-    cdef Py_ssize_t k, i, j, r, n_done = 0
-    cdef int A = self.num_agents, a, rows = A if self.agent_rows else 1
-    cdef int mode = self.autoreset_mode
-    cdef int32_t limit
-    cdef bint success, trunc
-    cdef bint ev_on = self.events_on
-    self.err_code = E_OK
-    self.err_env = -1
-    if actions.shape[0] != self.num_kitchens * A:
-        self.err_code = E_BAD_SHAPE
-        return -1
-    for i in range(actions.shape[0]):
-        if actions[i] < 0 or actions[i] > 4:
-            self.err_env = <int>(i if self.agent_rows else i // A)
-            self.err_code = E_BAD_ACTION
-            return -1
-    if mode == AR_DISABLED:
-        for k in range(self.num_kitchens):
-            if self.needs_reset[k]:
-                self.err_env = <int>(k * rows)
-                self.err_code = E_NEEDS_RESET
-                return -1
-    for j in range(self.n_ended):
-        i = self.ended_rows[j]
-        self.stat_mask[i] = 0
-        self.stat_return[i] = 0.0
-        self.stat_length[i] = 0
-        self.stat_success[i] = 0
-        self.stat_dishes[i] = 0
-        self.final_mask[i] = 0
-    if ev_on:
-        memset(&self.event_count[0], 0, self.num_kitchens * sizeof(int32_t))
-    for k in range(self.num_kitchens):
-        if self.needs_reset[k] and mode == AR_NEXT_STEP:
-            # The actions are ignored: this call starts the next episode (Gymnasium NEXT_STEP).
-            self.episode[k] += 1
-            self.reset_one(k)
-            for r in range(k * rows, k * rows + rows):
-                self.rewards[r] = 0.0
-                self.terminated[r] = 0
-                self.truncated[r] = 0
-            self.write_obs(k, False)
-            continue
-        for a in range(A):
-            self.moves[k, a] = <int8_t>actions[k * A + a]
-        self.step_kitchen(k)
+    cdef inline int unit_rows(self) noexcept nogil:
+        return self.rows_per_unit
+
+    cdef inline int unit_actions(self) noexcept nogil:
+        return self.num_agents
+
+    cdef inline int32_t ep_length(self, Py_ssize_t k) noexcept nogil:
+        return self.t[k]
+
+    cdef inline void stat_extras(self, Py_ssize_t k, Py_ssize_t row, bint ended) noexcept nogil:
+        self.stat_dishes[row] = self.n_delivered[k] if ended else 0
+
+    cdef inline KitchenStep step_context(self) noexcept nogil:
+        cdef KitchenStep c
+        c.unused = 0
+        return c
+
+    cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
+        return 0
+
+    cdef inline bint step_one(self, KitchenStep* c, Py_ssize_t k, const action_t* actions, EventBuf* ev,
+                             int32_t limit, float* reward, bint* truncated) noexcept nogil:
+        # One simultaneous step of kitchen k's agents; the episode ends when every recipe is solved.
+        cdef int a
+        cdef bint success
+        for a in range(self.num_agents):
+            self.moves[k, a] = <int8_t>actions[k * self.num_agents + a]
+        self.step_kitchen(k, ev)
         success = (self.solved[k] & self.all_recipes) == self.all_recipes
-        limit = self.ep_max_steps[k]  # this episode's limit, 0 = none
-        trunc = self.t[k] >= limit if limit > 0 else False
-        if ev_on and success:
-            self.add_event(k, KIT_EV_GOAL_REACHED, -1, -1, -1, -1)
-        self.ep_return[k] += 1.0 if success else 0.0
-        for r in range(k * rows, k * rows + rows):
-            self.rewards[r] = 1.0 if success else 0.0
-            self.terminated[r] = success
-            self.truncated[r] = trunc
-        if (success or trunc) and mode != AR_CONTINUE:
-            for r in range(k * rows, k * rows + rows):
-                self.ended_rows[n_done] = <int32_t>r
-                n_done += 1
-                self.stat_mask[r] = 1
-                self.stat_return[r] = self.ep_return[k]
-                self.stat_length[r] = self.t[k]
-                self.stat_success[r] = success
-                self.stat_dishes[r] = self.n_delivered[k]
-            if mode == AR_SAME_STEP:
-                self.write_obs(k, True)
-                for r in range(k * rows, k * rows + rows):
-                    self.final_mask[r] = 1
-                self.episode[k] += 1
-                self.reset_one(k)
-            else:
-                self.needs_reset[k] = 1
+        if ev != NULL and success:
+            emit_event(ev, k, KIT_EV_GOAL_REACHED, -1, -1, -1, -1)
+        reward[0] = 1.0 if success else 0.0
+        # This episode's limit, 0 = none.
+        truncated[0] = self.t[k] >= limit if limit > 0 else False
+        return success
+
+    cdef inline void observe_step(self, KitchenStep* c, Py_ssize_t k) noexcept nogil:
         self.write_obs(k, False)
-    self.n_ended = n_done
-    return n_done

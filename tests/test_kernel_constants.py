@@ -1,0 +1,113 @@
+"""Every constant the kernel exports agrees with the Python-side table it mirrors.
+
+The kernel defines its enums once (gridsim/_core.pxd, gridsim/<family>/_kernel.pxi) and
+exports them from ``gridsim._core``; Python code keeps its own tables for names, docs
+and the pure-Python reference. Each exported constant is checked against that table,
+family by family.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+import gridsim.vector
+from gridsim import _core, events, state
+from gridsim.envs import RobomanVectorEnv
+from gridsim.kitchen import rules
+from gridsim.nav import alphabet
+from gridsim.roboman.tasks import TASK_KINDS
+
+
+def test_nav_flags_match_the_alphabet():
+    names = ["WALKABLE", "TERMINAL", "INITIAL", "STOCHASTIC", "COLLECTIBLE"]
+    for name in names:
+        assert getattr(_core, f"FLAG_{name}") == getattr(alphabet, f"F_{name}"), name
+    assert sorted(n[5:] for n in dir(_core) if n.startswith("FLAG_")) == sorted(names)
+
+
+def test_nav_obs_kinds_match_state():
+    for name in ("COORDS", "IMAGE", "VIEW"):
+        assert getattr(_core, f"OBS_KIND_{name}") == getattr(state, f"OBS_{name}"), name
+    assert sorted(n for n in dir(_core) if n.startswith("OBS_KIND_")) == [
+        "OBS_KIND_COORDS", "OBS_KIND_IMAGE", "OBS_KIND_VIEW"]
+
+
+def test_roboman_goal_kinds_follow_task_kinds():
+    assert _core.ROBOMAN_GOAL_KINDS == {name: k for k, name in enumerate(TASK_KINDS)}
+
+
+def test_roboman_obs_kinds():
+    assert (_core.ROBOMAN_OBS_VECTOR, _core.ROBOMAN_OBS_GRID) == (0, 1)
+    envs = RobomanVectorEnv(1, obs_type="vector")
+    assert envs.kernel.obs_kind == _core.ROBOMAN_OBS_VECTOR
+    envs.close()
+    envs = RobomanVectorEnv(1, obs_type="grid")
+    assert envs.kernel.obs_kind == _core.ROBOMAN_OBS_GRID
+    envs.close()
+
+
+def test_roboman_record_layout_matches_the_state_views():
+    envs = RobomanVectorEnv(2)
+    st = envs.state
+    layout = _core.ROBOMAN_RECORD
+    assert st.record.shape[1] == layout["SIZE"]
+    base = st.record.ctypes.data
+
+    def offset(view):
+        return view.ctypes.data - base
+
+    assert offset(st.agent[:, 0]) == layout["AX"]
+    assert offset(st.agent[:, 1]) == layout["AY"]
+    assert offset(st.obj_pos) == layout["OBJ"] and st.obj_pos.shape[1:] == (3, 2)
+    assert offset(st.above) == layout["ABOVE"] and st.above.shape[1] == 3
+    assert offset(st.below) == layout["BELOW"] and st.below.shape[1] == 3
+    assert offset(st.held) == layout["HELD"]
+    assert offset(st.task) == layout["TASK"]
+    # Every byte of a record has exactly one name.
+    covered = np.zeros(layout["SIZE"], int)
+    for view, width in ((st.agent, 2), (st.obj_pos, 6), (st.above, 3), (st.below, 3), (st.held, 1), (st.task, 1)):
+        covered[offset(view):offset(view) + width] += 1
+    assert (covered == 1).all()
+    envs.close()
+
+
+def test_kitchen_tile_kinds_follow_rules():
+    assert _core.KITCHEN_TILE_KINDS == {t.name: k for k, t in enumerate(rules.TILES)}
+    assert (_core.KITCHEN_TILE_KINDS["floor"], _core.KITCHEN_TILE_KINDS["counter"],
+            _core.KITCHEN_TILE_KINDS["cutboard"], _core.KITCHEN_TILE_KINDS["delivery"]) == (
+        rules.FLOOR, rules.COUNTER, rules.CUTBOARD, rules.DELIVERY)
+
+
+def test_event_ids_are_positions_in_the_specs():
+    for ids, specs in ((_core.NAV_EVENT_IDS, events.NAV_EVENTS),
+                       (_core.ROBOMAN_EVENT_IDS, events.ROBOMAN_EVENTS),
+                       (_core.KITCHEN_EVENT_IDS, events.KITCHEN_EVENTS)):
+        assert ids == {s.name: k + 1 for k, s in enumerate(specs)}
+
+
+def test_autoreset_codes_match_vector():
+    codes = gridsim.vector.AUTORESET_CODES
+    assert {mode.name: code for mode, code in codes.items()} == {
+        "NEXT_STEP": _core.AUTORESET_NEXT_STEP,
+        "SAME_STEP": _core.AUTORESET_SAME_STEP,
+        "DISABLED": _core.AUTORESET_DISABLED,
+    }
+    all_codes = [_core.AUTORESET_NEXT_STEP, _core.AUTORESET_SAME_STEP, _core.AUTORESET_DISABLED,
+                 _core.AUTORESET_CONTINUE]
+    assert len(set(all_codes)) == 4
+
+
+def test_error_codes_used_by_python_exist_and_differ():
+    names = {n for n in dir(_core) if n.startswith("ERR_")}
+    assert names == {"ERR_OK", "ERR_BAD_ACTION", "ERR_NAN_ACTION", "ERR_NEEDS_RESET", "ERR_BAD_SHAPE",
+                     "ERR_INTERNAL"}
+    assert _core.ERR_OK == 0
+    assert len({getattr(_core, n) for n in names}) == len(names)
+    package = Path(gridsim.vector.__file__).parent
+    for path in package.rglob("*.py"):
+        for used in re.findall(r"_core\.(ERR_[A-Z_]+|AUTORESET_[A-Z_]+|FLAG_[A-Z_]+|OBS_KIND_[A-Z_]+)",
+                               path.read_text()):
+            assert hasattr(_core, used), f"{path.name} uses _core.{used}"
