@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.rng import Dist
 
 __all__ = [
@@ -33,12 +34,12 @@ __all__ = [
     "VOID",
 ]
 
-# Tile flag bits; the kernel reads the same values from gridsim._core.
-F_WALKABLE = 1  # "accessible": a move there succeeds
-F_TERMINAL = 2  # ending a step here terminates the episode
-F_INITIAL = 4  # start-cell candidate
-F_STOCHASTIC = 8  # fresh reward draw on every visit
-F_COLLECTIBLE = 16  # pays once per episode, then becomes the default tile
+# Tile flag bits, read from the kernel (gridsim/nav/_kernel.pxi) that defines them.
+F_WALKABLE = _core.FLAG_WALKABLE  # "accessible": a move there succeeds
+F_TERMINAL = _core.FLAG_TERMINAL  # ending a step here terminates the episode
+F_INITIAL = _core.FLAG_INITIAL  # start-cell candidate
+F_STOCHASTIC = _core.FLAG_STOCHASTIC  # fresh reward draw on every visit
+F_COLLECTIBLE = _core.FLAG_COLLECTIBLE  # pays once per episode, then becomes the default tile
 
 VOID = 0  # tile id outside the map
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.events import num_fields
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.api import NAV_EVENTS
@@ -17,7 +18,8 @@ from gridsim.state import BatchState, Field
 
 __all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
 
-OBS_COORDS, OBS_IMAGE, OBS_VIEW = 0, 1, 2
+# Observation kinds, read from the kernel.
+OBS_COORDS, OBS_IMAGE, OBS_VIEW = _core.OBS_KIND_COORDS, _core.OBS_KIND_IMAGE, _core.OBS_KIND_VIEW
 
 # Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
 UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3

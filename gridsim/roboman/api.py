@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.api.properties import Property, PropertyTable
 from gridsim.api.specs import ActionSpec, ObsSpec
 from gridsim.api.surface import LevelApi, ObservationEntry, parse_pair, texts_of
@@ -55,14 +56,16 @@ class RobomanApi(LevelApi):
         return entries
 
     def _vectors(self) -> np.ndarray:
-        from gridsim.reference.roboman import roboman_obs
-
-        return np.stack([roboman_obs(self.get_state(i)) for i in range(self.num_envs)])
+        """The 11-float observation of every env, written by the kernel from the current state."""
+        out = np.empty((self.num_envs, 11), np.float32)
+        self.kernel.observe_as(_core.ROBOMAN_OBS_VECTOR, out)
+        return out
 
     def _grids(self) -> np.ndarray:
-        from gridsim.reference.roboman import roboman_grid_obs
-
-        return np.stack([roboman_grid_obs(self.get_state(i)) for i in range(self.num_envs)])
+        """The 7 x 7 x 4 grid observation of every env, written by the kernel."""
+        out = np.empty((self.num_envs, 7, 7, 4), np.uint8)
+        self.kernel.observe_as(_core.ROBOMAN_OBS_GRID, out)
+        return out
 
     def discrete_action_spec(self) -> list[ActionSpec]:
         """``ACTION`` 0..6."""

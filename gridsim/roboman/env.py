@@ -20,7 +20,7 @@ from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
-OBS_TYPES = {"vector": 0, "grid": 1}
+OBS_TYPES = {"vector": _core.ROBOMAN_OBS_VECTOR, "grid": _core.ROBOMAN_OBS_GRID}  # the kernel's kinds
 BACKGROUND = (122, 122, 122)
 OBJECT_COLORS = ((255, 0, 0), (0, 255, 0), (0, 0, 255))
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.events import num_fields
 from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASKS
@@ -36,7 +37,8 @@ class RobomanState(BatchState):
     FIELDS = (
         # One 16-byte record per env, so the kernel moves an env with one copy; the named
         # fields (agent, obj_pos, ...) are views into it (layout: R_* in roboman/_kernel.pxi).
-        Field("record", np.int8, ("N", 16), "agent, objects, links, held, task; -1 = None", fill=-1),
+        Field("record", np.int8, ("N", _core.ROBOMAN_RECORD["SIZE"]), "agent, objects, links, held, task",
+              fill=-1),
         Field("timer", np.int64, ("N",), "steps in this episode"),
         Field("task_slot", np.int16, ("N",), "the env's task: its index in task_set"),
         Field("action_mask", np.int8, ("N", 7), "1 = the action changes nothing (masked out)"),
@@ -65,12 +67,14 @@ class RobomanState(BatchState):
         self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=np.float32 if obs_kind == 0 else np.uint8,
                       max_steps=self.max_steps, events=events, max_events=max_events,
                       num_event_fields=num_fields(ROBOMAN_EVENTS), N=N)
-        self.agent = self.record[:, 0:2]  # (N, 2) (x, y)
-        self.obj_pos = self.record[:, 2:8].reshape(N, 3, 2)  # (N, 3, 2) (x, y) of red, green, blue
-        self.above = self.record[:, 8:11]  # (N, 3) object on top, -1 = None
-        self.below = self.record[:, 11:14]  # (N, 3) object underneath, -1 = None
-        self.held = self.record[:, 14]  # (N,) lifted object, -1 = None
-        self.task = self.record[:, 15]  # (N,) task id
+        # Named views of the record, at the kernel's offsets (R_* in roboman/_kernel.pxi).
+        r = _core.ROBOMAN_RECORD
+        self.agent = self.record[:, r["AX"] : r["AX"] + 2]  # (N, 2) (x, y)
+        self.obj_pos = self.record[:, r["OBJ"] : r["OBJ"] + 6].reshape(N, 3, 2)  # (N, 3, 2) (x, y) of r, g, b
+        self.above = self.record[:, r["ABOVE"] : r["ABOVE"] + 3]  # (N, 3) object on top, -1 = None
+        self.below = self.record[:, r["BELOW"] : r["BELOW"] + 3]  # (N, 3) object underneath, -1 = None
+        self.held = self.record[:, r["HELD"]]  # (N,) lifted object, -1 = None
+        self.task = self.record[:, r["TASK"]]  # (N,) task id
         assert np.shares_memory(self.obj_pos, self.record)
         self.task[:] = self.task_set[0]
 

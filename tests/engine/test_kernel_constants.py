@@ -14,10 +14,14 @@ from pathlib import Path
 import numpy as np
 
 import gridsim.vector
-from gridsim import _core, events, state
+from gridsim import _core
 from gridsim.envs import RobomanVectorEnv
 from gridsim.kitchen import rules
+from gridsim.kitchen.api import KITCHEN_EVENTS
 from gridsim.nav import alphabet
+from gridsim.nav import state as nav_state
+from gridsim.nav.api import NAV_EVENTS
+from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASK_KINDS
 
 
@@ -30,7 +34,7 @@ def test_nav_flags_match_the_alphabet():
 
 def test_nav_obs_kinds_match_state():
     for name in ("COORDS", "IMAGE", "VIEW"):
-        assert getattr(_core, f"OBS_KIND_{name}") == getattr(state, f"OBS_{name}"), name
+        assert getattr(_core, f"OBS_KIND_{name}") == getattr(nav_state, f"OBS_{name}"), name
     assert sorted(n for n in dir(_core) if n.startswith("OBS_KIND_")) == [
         "OBS_KIND_COORDS", "OBS_KIND_IMAGE", "OBS_KIND_VIEW"]
 
@@ -82,9 +86,9 @@ def test_kitchen_tile_kinds_follow_rules():
 
 
 def test_event_ids_are_positions_in_the_specs():
-    for ids, specs in ((_core.NAV_EVENT_IDS, events.NAV_EVENTS),
-                       (_core.ROBOMAN_EVENT_IDS, events.ROBOMAN_EVENTS),
-                       (_core.KITCHEN_EVENT_IDS, events.KITCHEN_EVENTS)):
+    for ids, specs in ((_core.NAV_EVENT_IDS, NAV_EVENTS),
+                       (_core.ROBOMAN_EVENT_IDS, ROBOMAN_EVENTS),
+                       (_core.KITCHEN_EVENT_IDS, KITCHEN_EVENTS)):
         assert ids == {s.name: k + 1 for k, s in enumerate(specs)}
 
 
