@@ -24,7 +24,9 @@
 # classes: hook calls are direct and inline), the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
 # per-unit loop (the ended rows are collected after it), so threads in the step loop belong
-# in run_units' loop over u (a prange) and nowhere else.
+# in run_units' loop over u (a prange) and nowhere else; the step context is then taken once
+# per thread (inside the parallel block): a family may keep per-unit scratch in it (nav: the
+# agent's cell for observe_step, roboman: the stepped record).
 
 ctypedef fused discrete_t:
     int32_t

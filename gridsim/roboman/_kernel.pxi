@@ -3,7 +3,7 @@
 # A 7x7 grid without interior walls; positions are (x, y). Every field is stored
 # verbatim (held coordinates, both link directions) and no field is derived from
 # another, so injected inconsistent states evolve exactly as in the original.
-# An env is one 16-byte record (layout in _core.pxd), stepped in place.
+# An env is one 16-byte record (layout R_* below), stepped in place.
 
 
 # Observation kinds.
@@ -184,6 +184,7 @@ ctypedef struct RobomanStep:
     int8_t* mask                  # (N, 7) action masks
     Py_ssize_t obs_size
     int one_hot                   # task one-hot width, 0 without
+    int8_t* rec                   # scratch: the record the last step_one stepped
 
 
 @cython.final
@@ -372,6 +373,7 @@ cdef class RobomanKernel(Kernel):
         c.mask = &self.action_mask[0, 0]
         c.obs_size = self.obs_size
         c.one_hot = self.num_tasks if self.task_in_obs else 0
+        c.rec = c.records
         return c
 
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
@@ -383,6 +385,7 @@ cdef class RobomanKernel(Kernel):
         cdef int8_t* r = c.records + R_SIZE * i
         cdef int t
         cdef bint term
+        c.rec = r
         robo_apply(r, <int>actions[i], ev, i)
         t = r[R_TASK]
         term = robo_goal(r, c.task_kind[t], c.task_x[t], c.task_y[t])
@@ -396,7 +399,7 @@ cdef class RobomanKernel(Kernel):
 
     cdef inline void observe_step(self, RobomanStep* c, Py_ssize_t i) noexcept nogil:
         if c.obs_vec != NULL:
-            robo_outputs(c.records + R_SIZE * i, c.mask + 7 * i, c.obs_vec + c.obs_size * i,
+            robo_outputs(c.rec, c.mask + 7 * i, c.obs_vec + c.obs_size * i,
                          NULL, c.one_hot, c.task_slot[i] if c.one_hot else 0)
         else:
             self.write_obs(i, False)
