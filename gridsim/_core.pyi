@@ -58,7 +58,7 @@ class Kernel:
 
 @final
 class NavKernel(Kernel):
-    """The navigation family's kernel over one ``gridsim.state.NavState``."""
+    """The navigation family's kernel over one ``gridsim.nav.state.NavState``."""
 
     num_envs: int
     height: int
@@ -89,7 +89,7 @@ class NavKernel(Kernel):
 
 @final
 class RobomanKernel(Kernel):
-    """The manipulation family's kernel over one ``gridsim.state.RobomanState``."""
+    """The manipulation family's kernel over one ``gridsim.roboman.state.RobomanState``."""
 
     num_envs: int
     obs_kind: int
@@ -107,7 +107,7 @@ class RobomanKernel(Kernel):
 
 @final
 class KitchenKernel(Kernel):
-    """The kitchen family's kernel over one ``gridsim.state.KitchenState``."""
+    """The kitchen family's kernel over one ``gridsim.kitchen.state.KitchenState``."""
 
     num_kitchens: int
     num_agents: int

@@ -59,6 +59,37 @@ include "roboman/_kernel.pxi"
 include "kitchen/_kernel.pxi"
 
 
+# The kernel's entry points (Kernel.reset / observe / step_i64 / step_i32, in _engine.pxi) pick
+# their family's specialised skeleton here, beside the list of families above.
+
+cdef void family_reset(Kernel self, const uint8_t[::1] mask):
+    if type(self) is NavKernel:
+        reset_units(<NavKernel>self, mask)
+    elif type(self) is RobomanKernel:
+        reset_units(<RobomanKernel>self, mask)
+    else:
+        reset_units(<KitchenKernel>self, mask)
+
+
+cdef void family_observe(Kernel self):
+    if type(self) is NavKernel:
+        observe_units(<NavKernel>self)
+    elif type(self) is RobomanKernel:
+        observe_units(<RobomanKernel>self)
+    else:
+        observe_units(<KitchenKernel>self)
+
+
+cdef Py_ssize_t family_step(Kernel self, const discrete_t[::1] actions):
+    cdef const discrete_t* a = &actions[0] if actions.shape[0] > 0 else NULL
+    cdef Py_ssize_t n = actions.shape[0]
+    if type(self) is NavKernel:
+        return step_units(<NavKernel>self, a, n, self.num_choices)
+    if type(self) is RobomanKernel:
+        return step_units(<RobomanKernel>self, a, n, self.num_choices)
+    return step_units(<KitchenKernel>self, a, n, self.num_choices)
+
+
 def rng_stream(uint64_t state, Py_ssize_t n):
     """The first n outputs of the kernel's SplitMix64 stream (tests compare with gridsim.rng)."""
     out = np.empty(n, dtype=np.uint64)

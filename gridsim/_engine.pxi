@@ -21,12 +21,13 @@
 #   stat_extras(u, row, set)       family statistics beyond return / length / success
 #
 # The loop is specialised at compile time on the family (kernel_t, fused over the final
-# classes: hook calls are direct and inline), the action dtype and events on/off, so with
+# classes, listed in _core.pyx, where each entry point picks its family's loop: hook calls are
+# direct and inline), the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
 # per-unit loop (the ended rows are collected after it), so threads in the step loop belong
 # in run_units' loop over u (a prange) and nowhere else; the step context is then taken once
-# per thread (inside the parallel block): a family may keep per-unit scratch in it (nav: the
-# agent's cell for observe_step, roboman: the stepped record).
+# per thread (inside the parallel block): a family may keep per-unit scratch in it (nav keeps
+# the agent's cell for observe_step).
 
 ctypedef fused discrete_t:
     int32_t
@@ -188,40 +189,19 @@ cdef class Kernel:
         """Reset every unit whose mask entry is nonzero, clear its events and write its observations."""
         if mask.shape[0] != self.units:
             raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.units}")
-        if type(self) is NavKernel:
-            reset_units(<NavKernel>self, mask)
-        elif type(self) is RobomanKernel:
-            reset_units(<RobomanKernel>self, mask)
-        else:
-            reset_units(<KitchenKernel>self, mask)
+        family_reset(self, mask)
 
     def observe(self):
         """Rewrite every row's observation from the state (after a state is injected)."""
-        if type(self) is NavKernel:
-            observe_units(<NavKernel>self)
-        elif type(self) is RobomanKernel:
-            observe_units(<RobomanKernel>self)
-        else:
-            observe_units(<KitchenKernel>self)
+        family_observe(self)
 
     def step_i64(self, const int64_t[::1] actions):
         """Step every unit with int64 actions (U * A,); returns rows that ended, or -1 on error."""
-        return step_discrete(self, actions)
+        return family_step(self, actions)
 
     def step_i32(self, const int32_t[::1] actions):
         """Step every unit with int32 actions (U * A,); returns rows that ended, or -1 on error."""
-        return step_discrete(self, actions)
-
-
-cdef Py_ssize_t step_discrete(Kernel self, const discrete_t[::1] actions):
-    # The one place a call picks its family's specialised loop.
-    cdef const discrete_t* a = &actions[0] if actions.shape[0] > 0 else NULL
-    cdef Py_ssize_t n = actions.shape[0]
-    if type(self) is NavKernel:
-        return step_units(<NavKernel>self, a, n, self.num_choices)
-    if type(self) is RobomanKernel:
-        return step_units(<RobomanKernel>self, a, n, self.num_choices)
-    return step_units(<KitchenKernel>self, a, n, self.num_choices)
+        return family_step(self, actions)
 
 
 cdef void reset_units(kernel_t self, const uint8_t[::1] mask):

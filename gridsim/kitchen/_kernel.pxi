@@ -12,7 +12,7 @@ cdef enum:
     T_CUTBOARD = 2
     T_DELIVERY = 3
 
-# Event type ids: 1-based positions in gridsim.events.KITCHEN_EVENTS.
+# Event type ids: 1-based positions in gridsim.kitchen.api.KITCHEN_EVENTS.
 cdef enum:
     KIT_EV_PICKED = 1          # [agent, item, x, y]
     KIT_EV_PUT = 2             # [agent, item, x, y]
@@ -22,7 +22,7 @@ cdef enum:
     KIT_EV_COLLISION = 6       # [agent, blocker (-1 = contested cell)]
     KIT_EV_GOAL_REACHED = 7    # []
 
-# Keyed by the names of gridsim.kitchen.rules.TILES and gridsim.events.KITCHEN_EVENTS.
+# Keyed by the names of gridsim.kitchen.rules.TILES and gridsim.kitchen.api.KITCHEN_EVENTS.
 KITCHEN_TILE_KINDS = {"floor": T_FLOOR, "counter": T_COUNTER, "cutboard": T_CUTBOARD, "delivery": T_DELIVERY}
 KITCHEN_EVENT_IDS = {"item_picked": KIT_EV_PICKED, "item_put": KIT_EV_PUT, "item_chopped": KIT_EV_CHOPPED,
                      "items_merged": KIT_EV_MERGED, "dish_delivered": KIT_EV_DELIVERED,
@@ -43,7 +43,7 @@ ctypedef struct KitchenStep:
 
 @cython.final
 cdef class KitchenKernel(Kernel):
-    """The kitchen family's kernel over one :class:`gridsim.state.KitchenState`."""
+    """The kitchen family's kernel over one :class:`gridsim.kitchen.state.KitchenState`."""
 
     # ---- sizes and options ----
     cdef readonly int num_kitchens, num_agents, num_rows   # rows = kitchens, or kitchens x agents
@@ -64,7 +64,7 @@ cdef class KitchenKernel(Kernel):
     cdef const uint32_t[::1] dish_of            # (I,) bit r = the item is recipe r's dish
     cdef const uint16_t[::1] comp_bits          # (I,) bit k = the item has component k
 
-    # ---- per-kitchen state (owned by gridsim.state.KitchenState; bookkeeping in Kernel) ----
+    # ---- per-kitchen state (owned by gridsim.kitchen.state.KitchenState; bookkeeping in Kernel) ----
     cdef int16_t[:, ::1] agent_cell             # (K, A)
     cdef int16_t[:, ::1] held                   # (K, A) held item, 0 none
     cdef int16_t[:, ::1] tile_item              # (K, C) item lying on each cell, 0 none

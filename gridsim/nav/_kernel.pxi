@@ -19,7 +19,7 @@ cdef enum:
     OBS_IMAGE = 1       # uint8 (H*k, W*k, 3) or (3, H*k, W*k)
     OBS_VIEW = 2        # uint8 (v, v) tile ids centred on the agent
 
-# Event type ids: 1-based positions in gridsim.events.NAV_EVENTS.
+# Event type ids: 1-based positions in gridsim.nav.api.NAV_EVENTS.
 cdef enum:
     NAV_EV_GOAL_REACHED = 1    # [row, col]
     NAV_EV_TILE_COLLECTED = 2  # [row, col]
@@ -81,7 +81,7 @@ cdef inline int move_axis(double a) noexcept nogil:
 
 @cython.final
 cdef class NavKernel(Kernel):
-    """The navigation family's kernel over one :class:`gridsim.state.NavState`.
+    """The navigation family's kernel over one :class:`gridsim.nav.state.NavState`.
 
     Args:
         state: the batch state; the kernel keeps typed views of its arrays, so the
@@ -122,7 +122,7 @@ cdef class NavKernel(Kernel):
     cdef const double[::1] dist_a            # (T,)
     cdef const double[::1] dist_b            # (T,)
 
-    # ---- per-env state (owned by gridsim.state.NavState; episode bookkeeping in Kernel) ----
+    # ---- per-env state (owned by gridsim.nav.state.NavState; episode bookkeeping in Kernel) ----
     cdef int32_t[::1] map_id          # (N,) which level map
     cdef uint8_t[:, ::1] grid         # (G, Hp * Wp) current tiles; G = N if mutable else M
     cdef uint8_t[:, ::1] cell_flags   # (G, Hp * Wp) F_* bits of the current tiles

@@ -33,7 +33,7 @@ cdef enum:
     R_TASK = 15    # the env's task id (a row of gridsim.roboman.TASKS)
     R_SIZE = 16
 
-# Event type ids: 1-based positions in gridsim.events.ROBOMAN_EVENTS.
+# Event type ids: 1-based positions in gridsim.roboman.api.ROBOMAN_EVENTS.
 cdef enum:
     ROBO_EV_LIFTED = 1         # [obj, from_below (-1 = floor)]
     ROBO_EV_PUT = 2            # [obj, onto (-1 = floor)]
@@ -184,12 +184,11 @@ ctypedef struct RobomanStep:
     int8_t* mask                  # (N, 7) action masks
     Py_ssize_t obs_size
     int one_hot                   # task one-hot width, 0 without
-    int8_t* rec                   # scratch: the record the last step_one stepped
 
 
 @cython.final
 cdef class RobomanKernel(Kernel):
-    """The manipulation family's kernel over one :class:`gridsim.state.RobomanState`."""
+    """The manipulation family's kernel over one :class:`gridsim.roboman.state.RobomanState`."""
 
     # ---- sizes and options ----
     cdef readonly int num_envs
@@ -204,7 +203,7 @@ cdef class RobomanKernel(Kernel):
     cdef const int8_t[::1] task_y         # (36,) Y object, -1 for one-object tasks
     cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
 
-    # ---- per-env state (owned by gridsim.state.RobomanState); -1 means None ----
+    # ---- per-env state (owned by gridsim.roboman.state.RobomanState); -1 means None ----
     cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held, task (layout above)
     cdef int64_t[::1] timer               # (N,) steps in this episode
     cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
@@ -373,7 +372,6 @@ cdef class RobomanKernel(Kernel):
         c.mask = &self.action_mask[0, 0]
         c.obs_size = self.obs_size
         c.one_hot = self.num_tasks if self.task_in_obs else 0
-        c.rec = c.records
         return c
 
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
@@ -385,7 +383,6 @@ cdef class RobomanKernel(Kernel):
         cdef int8_t* r = c.records + R_SIZE * i
         cdef int t
         cdef bint term
-        c.rec = r
         robo_apply(r, <int>actions[i], ev, i)
         t = r[R_TASK]
         term = robo_goal(r, c.task_kind[t], c.task_x[t], c.task_y[t])
@@ -399,7 +396,7 @@ cdef class RobomanKernel(Kernel):
 
     cdef inline void observe_step(self, RobomanStep* c, Py_ssize_t i) noexcept nogil:
         if c.obs_vec != NULL:
-            robo_outputs(c.rec, c.mask + 7 * i, c.obs_vec + c.obs_size * i,
+            robo_outputs(c.records + R_SIZE * i, c.mask + 7 * i, c.obs_vec + c.obs_size * i,
                          NULL, c.one_hot, c.task_slot[i] if c.one_hot else 0)
         else:
             self.write_obs(i, False)
