@@ -52,6 +52,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
+import importlib  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -226,27 +227,33 @@ def run_batch(cfg: BenchConfig, modes: Iterable[str], emit: Emit,
         envs.close()
 
 
-def original_available() -> bool:
-    """Whether the original gridroboman package can be imported (it is not on a package index)."""
+# Original implementations that can be timed beside gridsim when they are installed (none is on
+# a package index): family -> (module, id of a level in its registry).
+ORIGINALS = {"roboman": ("gridroboman", "Gridroboman-{}-v0")}
+
+
+def original_available(family: str) -> bool:
+    """Whether the family's original implementation can be imported."""
     import importlib.util
 
-    return importlib.util.find_spec("gridroboman") is not None
+    return family in ORIGINALS and importlib.util.find_spec(ORIGINALS[family][0]) is not None
 
 
 def run_reference(cfg: BenchConfig, emit: Emit, info: dict[str, Any], original: bool = False) -> list[dict]:
     """Time a SyncVectorEnv of ``cfg.reference_envs`` pure-Python envs.
 
-    With ``original=True`` (roboman only) the envs are the original gridroboman's, made
-    with ``gymnasium.make`` as its users do; the records then have mode ``"original"``.
+    With ``original=True`` the envs are the family's original implementation (``ORIGINALS``),
+    made with ``gymnasium.make`` as its users do; the records then have mode ``"original"``.
     """
     from gridsim.reference import REFERENCE_ENVS
 
     n, steps = cfg.reference_envs, cfg.reference_steps
     if original:
-        import gridroboman  # noqa: F401  (registers the original's Gridroboman-* ids)
+        module, env_id = ORIGINALS[cfg.family]
+        importlib.import_module(module)  # registers the original's ids
 
         def make():
-            return gymnasium.make(f"Gridroboman-{cfg.level}-v0")
+            return gymnasium.make(env_id.format(cfg.level))
     else:
         kwargs = env_kwargs(cfg)
         kwargs.pop("copy", None)
@@ -281,7 +288,7 @@ def run(cfg: BenchConfig, emit: Emit | None = None,
     records = run_batch(cfg, modes, emit, info)
     if "reference" in modes:
         records += run_reference(cfg, emit, info)
-        if cfg.family == "roboman" and original_available():  # the original gridroboman, when installed
+        if original_available(cfg.family):
             records += run_reference(cfg, emit, info, original=True)
     return records
 

@@ -42,12 +42,15 @@ from bench_step import BenchConfig  # noqa: E402
 
 SIZES = (64, 256, 1024, 4096, 16384, 65536, 262144)
 # How each family's table in bench/README.md is swept: the observations swept over N, the one
-# timed at N = 4096 only, the README marker and the step() targets at N = 4096. The level is the
-# family's bench level (gridsim.families).
+# timed at N = 4096 only, the README marker, the step() targets at N = 4096 and the name of the
+# reference env. The level is the family's bench level (gridsim.families).
 FAMILIES = {
-    "nav": {"obs": ("coords", "view"), "extra": "image", "marker": "sweep", "targets": {"coords": 120e6, "view": 40e6}},
-    "roboman": {"obs": ("vector",), "extra": "grid", "marker": "sweep:roboman", "targets": {"vector": 40e6}},
-    "kitchen": {"obs": ("grid",), "extra": None, "marker": "sweep:kitchen", "targets": {"grid": 5e6}},
+    "nav": {"obs": ("coords", "view"), "extra": "image", "marker": "sweep", "targets": {"coords": 120e6, "view": 40e6},
+            "reference": "ReferenceNavEnv"},
+    "roboman": {"obs": ("vector",), "extra": "grid", "marker": "sweep:roboman", "targets": {"vector": 40e6},
+                "reference": "ReferenceRobomanEnv"},
+    "kitchen": {"obs": ("grid",), "extra": None, "marker": "sweep:kitchen", "targets": {"grid": 5e6},
+                "reference": "ReferenceKitchenEnv"},
 }
 IMAGE_SIZES = (4096,)
 TARGET_ENV_STEPS = 2_000_000
@@ -137,8 +140,7 @@ def readme_section(summaries: list[dict[str, Any]], date: str) -> str:
     if ref is not None:
         obs = ref["obs_type"]
         base = at.get(obs, ref)
-        names = {"roboman": "ReferenceRobomanEnv", "kitchen": "ReferenceKitchenEnv"}
-        name = names.get(first["family"], "ReferenceNavEnv")
+        name = fam["reference"]
         lines += [
             "",
             f"Reference (pure-Python `{name}` x {ref['reference_num_envs']} in "
