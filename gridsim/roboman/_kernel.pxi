@@ -130,6 +130,14 @@ cdef inline void robo_apply(int8_t* r, int a, EventBuf* ev, Py_ssize_t u) noexce
         r[R_OBJ + 2 * h + 1] = r[R_AY]
 
 
+# The float of every int8 value, indexed by its byte: one load instead of an int-to-float
+# conversion per field (exact for every value an injected record may hold).
+cdef float[256] FLOAT_OF_INT8
+cdef int _b
+for _b in range(256):
+    FLOAT_OF_INT8[_b] = <float><int8_t>_b
+
+
 cdef inline void robo_outputs(const int8_t* r, int8_t* m, float* v, uint8_t* g,
                               int one_hot, int slot) noexcept nogil:
     # Action mask m (1 = the action would change nothing) and the observation of record r:
@@ -144,15 +152,15 @@ cdef inline void robo_outputs(const int8_t* r, int8_t* m, float* v, uint8_t* g,
     m[5] = (held >= 0) | (robo_top(r) < 0)  # no short circuit: one branch fewer
     m[6] = held < 0
     if v != NULL:
-        v[0] = r[R_AX]
-        v[1] = r[R_AY]
+        v[0] = FLOAT_OF_INT8[<uint8_t>r[R_AX]]
+        v[1] = FLOAT_OF_INT8[<uint8_t>r[R_AY]]
         for j in range(3):
             # -1 if something is on it; +1 (winning) if held or on something.
             s = -1.0 if r[R_ABOVE + j] >= 0 else 0.0
             if held == j or r[R_BELOW + j] >= 0:
                 s = 1.0
-            v[2 + 3 * j] = r[R_OBJ + 2 * j]
-            v[3 + 3 * j] = r[R_OBJ + 2 * j + 1]
+            v[2 + 3 * j] = FLOAT_OF_INT8[<uint8_t>r[R_OBJ + 2 * j]]
+            v[3 + 3 * j] = FLOAT_OF_INT8[<uint8_t>r[R_OBJ + 2 * j + 1]]
             v[4 + 3 * j] = s
         for k in range(one_hot):
             v[11 + k] = 1.0 if k == slot else 0.0
