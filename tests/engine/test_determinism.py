@@ -13,6 +13,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from family_cases import rollout
 
 import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
@@ -39,20 +40,6 @@ c = reward=uniform(1, 3) collectible color=255,215,0
 #   x  0#
 #########
 """
-
-
-def rollout(envs, actions: np.ndarray, seed) -> dict[str, np.ndarray]:
-    """Reset with ``seed`` and play ``actions`` (T, N, ...); stack every output."""
-    obs0, _ = envs.reset(seed=seed)
-    obs0 = np.array(obs0, copy=True)  # with copy=False the next step overwrites it
-    out = {"obs": [], "rewards": [], "terminations": [], "truncations": []}
-    for a in actions:
-        obs, rew, term, trunc, _ = envs.step(a)
-        for k, v in zip(out, (obs, rew, term, trunc), strict=True):
-            out[k].append(np.array(v, copy=True))
-    result = {k: np.stack(v) for k, v in out.items()}
-    result["reset_obs"] = obs0
-    return result
 
 
 def assert_rollouts_equal(a: dict, b: dict, rows_a=slice(None), rows_b=slice(None), msg=""):
