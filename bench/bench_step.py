@@ -4,6 +4,7 @@ Usage::
 
     python bench/bench_step.py --mode all
     python bench/bench_step.py --num-envs 16384 --steps 100 --obs-type view --mode step
+    python bench/bench_step.py --num-envs 65536 --mode raw --num-threads 2
 
 Modes (``--mode``):
 
@@ -89,6 +90,7 @@ class BenchConfig:
     reference_envs: int = 64
     reference_steps: int = 200
     copy: bool = True
+    num_threads: int = 1  # the batch's kernel threads (gridsim.threads_available())
     max_episode_steps: Any = None  # as the batch reports it (settings.max_steps)
 
     def modes(self) -> tuple[str, ...]:
@@ -117,7 +119,8 @@ def env_kwargs(cfg: BenchConfig) -> dict[str, Any]:
 def make_envs(cfg: BenchConfig, num_envs: int | None = None) -> gridsim.GridVectorEnv:
     """The batch under test: ``gridsim.make`` of the level with the family's bench settings, reset."""
     name = FAMILIES[cfg.family].bench_level_format.format(cfg.level)
-    envs = gridsim.make(name, num_envs or cfg.num_envs, copy=cfg.copy, **env_kwargs(cfg))
+    envs = gridsim.make(name, num_envs or cfg.num_envs, copy=cfg.copy, num_threads=cfg.num_threads,
+                        **env_kwargs(cfg))
     envs.reset(seed=cfg.seed)
     return envs
 
@@ -188,7 +191,7 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "env_steps_per_s": rate,
         "ns_per_env_step": seconds / env_steps * 1e9,
         "bytes_per_env": bytes_per_env,
-        "threads": 1,
+        "threads": 1 if mode == "reference" else cfg.num_threads,
         "copy": cfg.copy if mode == "step" else None,
         "max_episode_steps": cfg.max_episode_steps,
         **info,
@@ -372,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference-steps", type=positive_int, default=d.reference_steps)
     p.add_argument("--copy", action=argparse.BooleanOptionalAction, default=d.copy,
                    help="step() returns copies (the default) or the internal buffers")
+    p.add_argument("--num-threads", type=positive_int, default=d.num_threads,
+                   help="the kernel's threads (batches under gridsim._core.THREAD_MIN_UNITS use one)")
     return p
 
 

@@ -8,6 +8,7 @@ Importing gridsim registers its ids with Gymnasium::
     envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=4096)
 """
 
+import gridsim._core as _core
 from gridsim.api import (
     ActionSpec,
     EnvironmentStatus,
@@ -60,8 +61,14 @@ __all__ = [
     "read_level",
     "register_level",
     "registered_ids",
+    "threads_available",
 ]
 
+
+
+def threads_available() -> bool:
+    """Whether the compiled kernel was built with OpenMP, so that ``num_threads`` > 1 is accepted."""
+    return bool(_core.OPENMP)
 
 
 def make_vec(level: str, num_envs: int = 1, **kwargs) -> GridVectorEnv:

@@ -11,6 +11,8 @@ import numpy.typing as npt
 from typing_extensions import disjoint_base
 
 DEBUG_BUILD: bool
+OPENMP: bool
+THREAD_MIN_UNITS: int
 
 FLAG_WALKABLE: int
 FLAG_TERMINAL: int
@@ -44,6 +46,7 @@ class Kernel:
     """What every family's kernel shares (the step skeleton, ``gridsim/_engine.pxi``)."""
 
     autoreset_mode: int
+    num_threads: int
     events_on: int
     max_events: int
     num_event_fields: int

@@ -14,7 +14,9 @@ and flags, episode statistics, final observations, events, errors) is written on
 kernel supplies only per-env pieces (reset one env, step one env's rules, write its
 observation) in ``<family>/_kernel.pxi``: ``nav/_kernel.pxi`` (PixelWorld navigation),
 ``roboman/_kernel.pxi`` (gridroboman manipulation) and ``kitchen/_kernel.pxi``
-(gym-cooking kitchens). Threads in the step loop belong in the skeleton's loop.
+(gym-cooking kitchens). The skeleton's loops over units run on OpenMP threads (the kernel's
+``num_threads``) when the module is built with OpenMP and a batch has at least
+``THREAD_MIN_UNITS`` units (``_engine.pxi``).
 """
 
 cimport cython
@@ -30,9 +32,12 @@ import numpy as np
 
 cdef extern from *:
     int GRIDSIM_DEBUG  # set by setup.py: 1 when built with GRIDSIM_CYTHON_DEBUG=1
+    int GRIDSIM_OPENMP  # set by setup.py: 1 when built with OpenMP (-fopenmp)
 
 # True when this module was built with bounds, wraparound and initialization checks on.
 DEBUG_BUILD = bool(GRIDSIM_DEBUG)
+# True when this module was built with OpenMP: the kernel's loops over worlds can run on threads.
+OPENMP = bool(GRIDSIM_OPENMP)
 
 # Re-exported so Python reads the constants from the one place they are defined (each
 # family's own constants are exported by its include).
@@ -46,6 +51,7 @@ AUTORESET_NEXT_STEP = AR_NEXT_STEP
 AUTORESET_SAME_STEP = AR_SAME_STEP
 AUTORESET_DISABLED = AR_DISABLED
 AUTORESET_CONTINUE = AR_CONTINUE
+THREAD_MIN_UNITS = PAR_MIN_UNITS  # smaller batches run on one thread
 
 # The skeleton's loop is specialised on the family: every hook call is a direct, inlinable call.
 ctypedef fused kernel_t:
@@ -82,12 +88,16 @@ cdef void family_observe(Kernel self):
 
 cdef Py_ssize_t family_step(Kernel self, const discrete_t[::1] actions):
     cdef const discrete_t* a = &actions[0] if actions.shape[0] > 0 else NULL
-    cdef Py_ssize_t n = actions.shape[0]
-    if type(self) is NavKernel:
-        return step_units(<NavKernel>self, a, n, self.num_choices)
-    if type(self) is RobomanKernel:
-        return step_units(<RobomanKernel>self, a, n, self.num_choices)
-    return step_units(<KitchenKernel>self, a, n, self.num_choices)
+    cdef Py_ssize_t n = actions.shape[0], ended
+    cdef int family = 0 if type(self) is NavKernel else (1 if type(self) is RobomanKernel else 2)
+    with nogil:  # other Python threads run during the step
+        if family == 0:
+            ended = step_units(<NavKernel>self, a, n, self.num_choices)
+        elif family == 1:
+            ended = step_units(<RobomanKernel>self, a, n, self.num_choices)
+        else:
+            ended = step_units(<KitchenKernel>self, a, n, self.num_choices)
+    return ended
 
 
 def rng_stream(uint64_t state, Py_ssize_t n):

@@ -24,10 +24,26 @@
 # classes, listed in _core.pyx, where each entry point picks its family's loop: hook calls are
 # direct and inline), the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
-# per-unit loop (the ended rows are collected after it), so threads in the step loop belong
-# in run_units' loop over u (a prange) and nowhere else; the step context is then taken once
-# per thread (inside the parallel block): a family may keep per-unit scratch in it (nav keeps
-# the agent's cell for observe_step).
+# per-unit loop (the ended rows are collected after it; errors are found before it), so the
+# loop over units runs on OpenMP threads: with the kernel's num_threads > 1 and at least
+# PAR_MIN_UNITS units, run_units splits the units into num_threads contiguous spans (a
+# static prange over the spans inside a parallel block) and each thread runs run_span on its
+# own, taking its own step context there (a family may keep per-unit scratch in it: nav keeps
+# the agent's cell for observe_step). Otherwise run_span runs once over every unit. The reset
+# and observe loops run on threads the same way. Every unit's result depends only on its own
+# state and actions, so results are bit-identical for every thread count.
+
+from cython.parallel cimport parallel, prange
+
+# Batches smaller than this run on one thread whatever num_threads says: starting the threads
+# costs more than the work they would share (measured: bench/bench_step.py at 2 threads).
+cdef enum:
+    PAR_MIN_UNITS = 256  # exported as THREAD_MIN_UNITS
+
+
+cdef inline bint use_threads(int nt, Py_ssize_t units) noexcept nogil:
+    # Whether a loop over `units` units runs on nt threads.
+    return GRIDSIM_OPENMP != 0 and nt > 1 and units >= PAR_MIN_UNITS
 
 ctypedef fused discrete_t:
     int32_t
@@ -105,6 +121,7 @@ cdef class Kernel:
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
 
     cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
+    cdef public int num_threads          # threads of the loops over units, read at every call (1: none)
     cdef readonly int events_on, max_events, num_event_fields
     cdef readonly int err_env, err_code
 
@@ -175,6 +192,7 @@ cdef class Kernel:
         self.sync_outputs()
         self.err_env = -1
         self.err_code = E_OK
+        self.num_threads = 1
 
     def sync_outputs(self):
         """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
@@ -204,22 +222,39 @@ cdef class Kernel:
         return family_step(self, actions)
 
 
+cdef inline void reset_unit(kernel_t self, const uint8_t* mask, Py_ssize_t u) noexcept nogil:
+    if mask[u]:
+        self.reset_one(u)
+        if self.events_on:
+            self.event_count[u] = 0
+        self.write_obs(u, False)
+
+
 cdef void reset_units(kernel_t self, const uint8_t[::1] mask):
-    cdef Py_ssize_t u
+    cdef Py_ssize_t u, n = self.units
+    cdef int nt = self.num_threads
+    cdef const uint8_t* m = &mask[0]
     with nogil:
-        for u in range(self.units):
-            if mask[u]:
-                self.reset_one(u)
-                if self.events_on:
-                    self.event_count[u] = 0
-                self.write_obs(u, False)
+        if use_threads(nt, n):
+            with parallel(num_threads=nt):
+                for u in prange(n, schedule="static"):
+                    reset_unit(self, m, u)
+        else:
+            for u in range(n):
+                reset_unit(self, m, u)
 
 
 cdef void observe_units(kernel_t self):
-    cdef Py_ssize_t u
+    cdef Py_ssize_t u, n = self.units
+    cdef int nt = self.num_threads
     with nogil:
-        for u in range(self.units):
-            self.write_obs(u, False)
+        if use_threads(nt, n):
+            with parallel(num_threads=nt):
+                for u in prange(n, schedule="static"):
+                    self.write_obs(u, False)
+        else:
+            for u in range(n):
+                self.write_obs(u, False)
 
 
 # ---------------------------------------------------------------- the step
@@ -301,36 +336,20 @@ cdef inline Py_ssize_t collect_ended(uint8_t* stat_mask, int32_t* ended, Py_ssiz
     return n
 
 
-@cython.infer_types(True)
 cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t* tag,
                           const limits_t* limits) noexcept nogil:
     # Apply validated actions to every unit; returns the rows whose episode ended.
-    # Shared arrays are read through local pointers: a store through a uint8 pointer may alias
-    # anything, and would otherwise force every memoryview to be reloaded for each unit.
-    cdef Py_ssize_t u, r, r0, k
+    cdef Py_ssize_t k, r, t, lo, hi, units = self.units
     cdef int R = self.unit_rows()
-    cdef int mode = self.autoreset_mode
-    cdef bint term, trunc
-    cdef float rew
-    cdef double ret
-    cdef int32_t length
-    cdef EventBuf evb
-    cdef EventBuf* ev = NULL
-    cdef int64_t* episode = &self.episode[0]
-    cdef double* ep_return = &self.ep_return[0]
-    cdef uint8_t* needs_reset = &self.needs_reset[0]
-    cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
-    cdef float* rewards = &self.rewards[0]
-    cdef uint8_t* terminated = &self.terminated[0]
-    cdef uint8_t* truncated = &self.truncated[0]
+    cdef int nt = self.num_threads
     cdef uint8_t* final_mask = &self.final_mask[0]
     cdef uint8_t* stat_mask = &self.stat_mask[0]
     cdef double* stat_return = &self.stat_return[0]
     cdef int32_t* stat_length = &self.stat_length[0]
     cdef uint8_t* stat_success = &self.stat_success[0] if self.has_success else NULL
     cdef int32_t* ended = &self.ended_rows[0]
-    cdef int32_t limit, one_limit = ep_max_steps[0]
-    ctx = self.step_context()  # the family's step context struct (type inferred per family)
+    cdef EventBuf evb
+    cdef EventBuf* ev = NULL
     # Statistics and final-obs masks are False on rows whose episode did not end (Gymnasium's
     # _add_info): clear only the rows the previous call set.
     for k in range(self.n_ended):
@@ -348,11 +367,52 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
         ev.payload = &self.event_payload[0, 0, 0]
         ev.count = &self.event_count[0]
         ev.dropped = &self.event_dropped[0]
-        ev.units = self.units
+        ev.units = units
         ev.cap = self.max_events
         ev.nf = self.num_event_fields
         memset(ev.count, 0, ev.units * sizeof(int32_t))  # no unit has events yet
-    for u in range(self.units):
+    if use_threads(nt, units):
+        # One contiguous span of units per thread; nothing shared is written in a span.
+        with parallel(num_threads=nt):
+            for t in prange(nt, schedule="static"):
+                lo = units * t // nt
+                hi = units * (t + 1) // nt
+                run_span(self, actions, tag, limits, ev, lo, hi)
+    else:
+        run_span(self, actions, tag, limits, ev, 0, units)
+    self.n_ended = collect_ended(stat_mask, ended, units * R)
+    return self.n_ended
+
+
+@cython.infer_types(True)
+cdef inline void run_span(kernel_t self, const action_t* actions, const events_t* tag,
+                          const limits_t* limits, EventBuf* ev, Py_ssize_t lo,
+                          Py_ssize_t hi) noexcept nogil:
+    # Step units lo .. hi - 1 (the whole batch, or one thread's span of it).
+    # Shared arrays are read through local pointers: a store through a uint8 pointer may alias
+    # anything, and would otherwise force every memoryview to be reloaded for each unit.
+    cdef Py_ssize_t u, r, r0
+    cdef int R = self.unit_rows()
+    cdef int mode = self.autoreset_mode
+    cdef bint term, trunc
+    cdef float rew
+    cdef double ret
+    cdef int32_t length
+    cdef int64_t* episode = &self.episode[0]
+    cdef double* ep_return = &self.ep_return[0]
+    cdef uint8_t* needs_reset = &self.needs_reset[0]
+    cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
+    cdef float* rewards = &self.rewards[0]
+    cdef uint8_t* terminated = &self.terminated[0]
+    cdef uint8_t* truncated = &self.truncated[0]
+    cdef uint8_t* final_mask = &self.final_mask[0]
+    cdef uint8_t* stat_mask = &self.stat_mask[0]
+    cdef double* stat_return = &self.stat_return[0]
+    cdef int32_t* stat_length = &self.stat_length[0]
+    cdef uint8_t* stat_success = &self.stat_success[0] if self.has_success else NULL
+    cdef int32_t limit, one_limit = ep_max_steps[0]
+    ctx = self.step_context()  # the family's step context struct (type inferred per family)
+    for u in range(lo, hi):
         r0 = u * R
         if needs_reset[u] and mode == AR_NEXT_STEP:
             # The actions are ignored: this call starts the next episode (Gymnasium NEXT_STEP).
@@ -395,5 +455,3 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
                 continue
             needs_reset[u] = 1
         self.observe_step(&ctx, u)
-    self.n_ended = collect_ended(stat_mask, ended, self.units * R)
-    return self.n_ended

@@ -9,6 +9,7 @@ the spaces (``gridsim.envs``).
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +23,7 @@ from gridsim.api.settings import settings_table
 from gridsim.errors import GridSimError, InvalidActionError
 from gridsim.rng import derive_keys, entropy_seed
 
-__all__ = ["GridVectorEnv", "parse_autoreset_mode", "AUTORESET_CODES"]
+__all__ = ["GridVectorEnv", "parse_autoreset_mode", "parse_num_threads", "AUTORESET_CODES"]
 
 AUTORESET_CODES = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
@@ -43,6 +44,34 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
         f"autoreset_mode must be a gymnasium.vector.AutoresetMode or one of "
         f"{[m.value for m in AutoresetMode]}, got {mode!r}"
     )
+
+
+def parse_num_threads(num_threads: int | str) -> int:
+    """The kernel's thread count from a positive int, its digits, or ``"auto"`` (the CPUs this process may use).
+
+    Raises ValueError for anything else, and for more than one thread when the kernel was
+    built without OpenMP.
+    """
+    if isinstance(num_threads, str):
+        text = num_threads.strip().lower()
+        if text == "auto":
+            try:
+                count = len(os.sched_getaffinity(0))
+            except (AttributeError, OSError):  # not Linux
+                count = os.cpu_count() or 1
+            return max(1, count) if _core.OPENMP else 1
+        if text.isdigit():
+            num_threads = int(text)
+    if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or num_threads < 1:
+        raise ValueError(f"num_threads must be a positive integer or 'auto', got {num_threads!r}")
+    if num_threads > 1 and not _core.OPENMP:
+        raise ValueError(
+            f"num_threads={num_threads} needs threads, but this build of gridsim has no OpenMP: "
+            "install an OpenMP runtime for your C compiler (gcc has libgomp; for clang install libomp, "
+            "e.g. `brew install libomp` or `apt install libomp-dev`), then reinstall gridsim "
+            "(`pip install --force-reinstall --no-binary gridsim gridsim`, or `pip install -e .` from a checkout)"
+        )
+    return int(num_threads)
 
 
 # The end of every family docstring's ``## Arguments``: the common arguments, then the settings table.
@@ -96,7 +125,7 @@ class GridVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         copy: bool = True,
-        num_threads: int = 1,
+        num_threads: int | str = 1,
         mixer_seed: int = 0,
         episode_stats: bool = True,
         obs_dtype=None,
@@ -109,10 +138,7 @@ class GridVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or num_threads < 1:
-            raise ValueError(f"num_threads must be a positive integer, got {num_threads!r}")
-        if num_threads != 1:
-            raise ValueError("num_threads > 1 is not available yet; the kernel runs on one thread")
+        threads = parse_num_threads(num_threads)
         if not isinstance(mixer_seed, numbers.Integral) or mixer_seed < 0:
             raise ValueError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
         if render_mode is not None and render_mode not in render_modes:
@@ -121,7 +147,7 @@ class GridVectorEnv(VectorEnv):
         self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.num_threads = int(num_threads)
+        self._num_threads = threads
         self.mixer_seed = int(mixer_seed)
         self.episode_stats = bool(episode_stats)
         # Observations are cast to obs_dtype after the kernel writes them (e.g. float32 for CNNs).
@@ -143,8 +169,25 @@ class GridVectorEnv(VectorEnv):
         # step() hands the kernel a fresh array to write into instead of copying its buffer.
         self._fresh_obs = False
         self._obs_external = False  # the kernel currently writes into such a fresh array
+    @property
+    def num_threads(self) -> int:
+        """The kernel's threads (batches under ``gridsim._core.THREAD_MIN_UNITS`` worlds use one).
+
+        Set it to a positive int or ``"auto"``; it applies from the next call. Results do not
+        depend on it: every env's trajectory is the same for every thread count.
+        """
+        return self._num_threads
+
+    @num_threads.setter
+    def num_threads(self, value: int | str) -> None:
+        self._num_threads = parse_num_threads(value)
+        kernel = self.__dict__.get("kernel")
+        if kernel is not None:
+            kernel.num_threads = self._num_threads
+
     def _finish_init(self):
         """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
+        self.kernel.num_threads = self._num_threads
         if self.info_events and not self.state.events_on:
             raise ValueError("info_events=True puts the kernel's events in infos: it needs events=True")
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)

@@ -228,7 +228,7 @@ COMMON_SETTINGS = {
     "autoreset_mode": Setting(("NextStep", "SameStep", "Disabled"), "NextStep", doc="Gymnasium autoreset mode"),
     "render_mode": Setting(("rgb_array", "ansi", "human"), None, optional=True, doc="render() output"),
     "copy": Setting(bool, True, doc="return fresh arrays from reset and step"),
-    "num_threads": Setting(int, 1, doc="kernel threads"),
+    "num_threads": Setting(str, 1, doc="kernel threads: a positive integer, or auto (the CPUs this process may use)"),
     "obs_dtype": Setting(str, None, optional=True, doc="cast observations to this dtype"),
     "episode_stats": Setting(bool, True, doc="infos['episode_stats'] where episodes end"),
     "events": Setting(bool, False, doc="the kernel writes events"),
