@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--copy", action=argparse.BooleanOptionalAction, default=d.copy,
                    help="step() returns copies (the default) or the internal buffers")
     p.add_argument("--num-threads", type=positive_int, default=d.num_threads,
-                   help="the kernel's threads (batches under gridsim._core.THREAD_MIN_UNITS use one)")
+                   help="the kernel's threads (batches under envs.kernel.thread_min_units use one)")
     return p
 
 

@@ -12,7 +12,6 @@ from typing_extensions import disjoint_base
 
 DEBUG_BUILD: bool
 OPENMP: bool
-THREAD_MIN_UNITS: int
 
 FLAG_WALKABLE: int
 FLAG_TERMINAL: int
@@ -47,6 +46,7 @@ class Kernel:
 
     autoreset_mode: int
     num_threads: int
+    thread_min_units: int
     events_on: int
     max_events: int
     num_event_fields: int

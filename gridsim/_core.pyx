@@ -16,7 +16,7 @@ observation) in ``<family>/_kernel.pxi``: ``nav/_kernel.pxi`` (PixelWorld naviga
 ``roboman/_kernel.pxi`` (gridroboman manipulation) and ``kitchen/_kernel.pxi``
 (gym-cooking kitchens). The skeleton's loops over units run on OpenMP threads (the kernel's
 ``num_threads``) when the module is built with OpenMP and a batch has at least
-``THREAD_MIN_UNITS`` units (``_engine.pxi``).
+its ``thread_min_units`` units (``_engine.pxi``; each family sets its own).
 """
 
 cimport cython
@@ -51,7 +51,6 @@ AUTORESET_NEXT_STEP = AR_NEXT_STEP
 AUTORESET_SAME_STEP = AR_SAME_STEP
 AUTORESET_DISABLED = AR_DISABLED
 AUTORESET_CONTINUE = AR_CONTINUE
-THREAD_MIN_UNITS = PAR_MIN_UNITS  # smaller batches run on one thread
 
 # The skeleton's loop is specialised on the family: every hook call is a direct, inlinable call.
 ctypedef fused kernel_t:

@@ -25,8 +25,8 @@
 # direct and inline), the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
 # per-unit loop (the ended rows are collected after it; errors are found before it), so the
-# loop over units runs on OpenMP threads: with the kernel's num_threads > 1 and at least
-# PAR_MIN_UNITS units, run_units splits the units into num_threads contiguous spans (a
+# loop over units runs on OpenMP threads: with the kernel's num_threads > 1 and at least its
+# thread_min_units units, run_units splits the units into num_threads contiguous spans (a
 # static prange over the spans inside a parallel block) and each thread runs run_span on its
 # own, taking its own step context there (a family may keep per-unit scratch in it: nav keeps
 # the agent's cell for observe_step). Otherwise run_span runs once over every unit. The reset
@@ -35,15 +35,11 @@
 
 from cython.parallel cimport parallel, prange
 
-# Batches smaller than this run on one thread whatever num_threads says: starting the threads
-# costs more than the work they would share (measured: bench/bench_step.py at 2 threads).
-cdef enum:
-    PAR_MIN_UNITS = 256  # exported as THREAD_MIN_UNITS
 
-
-cdef inline bint use_threads(int nt, Py_ssize_t units) noexcept nogil:
-    # Whether a loop over `units` units runs on nt threads.
-    return GRIDSIM_OPENMP != 0 and nt > 1 and units >= PAR_MIN_UNITS
+cdef inline bint use_threads(int nt, Py_ssize_t units, int min_units) noexcept nogil:
+    # Whether a loop over `units` units runs on nt threads. Smaller batches than min_units (the
+    # family's: where 2 threads measured no faster than 1) run on one thread whatever nt says.
+    return GRIDSIM_OPENMP != 0 and nt > 1 and units >= min_units
 
 ctypedef fused discrete_t:
     int32_t
@@ -122,6 +118,7 @@ cdef class Kernel:
 
     cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
     cdef public int num_threads          # threads of the loops over units, read at every call (1: none)
+    cdef public int thread_min_units     # smaller batches run on one thread (the family's default)
     cdef readonly int events_on, max_events, num_event_fields
     cdef readonly int err_env, err_code
 
@@ -159,8 +156,9 @@ cdef class Kernel:
     cdef Py_ssize_t n_ended              # valid entries of ended_rows
 
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
-                     int64_t num_choices):
+                     int64_t num_choices, int thread_min_units):
         # Bind the shared arrays of a family's state (each bound here and nowhere else).
+        # thread_min_units: the smallest batch whose loops run on threads (the family's figure).
         self.units = units
         self.rows_per_unit = rows_per_unit
         self.acts_per_unit = acts_per_unit
@@ -193,6 +191,7 @@ cdef class Kernel:
         self.err_env = -1
         self.err_code = E_OK
         self.num_threads = 1
+        self.thread_min_units = thread_min_units
 
     def sync_outputs(self):
         """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
@@ -235,7 +234,7 @@ cdef void reset_units(kernel_t self, const uint8_t[::1] mask):
     cdef int nt = self.num_threads
     cdef const uint8_t* m = &mask[0]
     with nogil:
-        if use_threads(nt, n):
+        if use_threads(nt, n, self.thread_min_units):
             with parallel(num_threads=nt):
                 for u in prange(n, schedule="static"):
                     reset_unit(self, m, u)
@@ -248,7 +247,7 @@ cdef void observe_units(kernel_t self):
     cdef Py_ssize_t u, n = self.units
     cdef int nt = self.num_threads
     with nogil:
-        if use_threads(nt, n):
+        if use_threads(nt, n, self.thread_min_units):
             with parallel(num_threads=nt):
                 for u in prange(n, schedule="static"):
                     self.write_obs(u, False)
@@ -371,7 +370,7 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
         ev.cap = self.max_events
         ev.nf = self.num_event_fields
         memset(ev.count, 0, ev.units * sizeof(int32_t))  # no unit has events yet
-    if use_threads(nt, units):
+    if use_threads(nt, units, self.thread_min_units):
         # One contiguous span of units per thread; nothing shared is written in a span.
         with parallel(num_threads=nt):
             for t in prange(nt, schedule="static"):

@@ -171,7 +171,7 @@ class GridVectorEnv(VectorEnv):
         self._obs_external = False  # the kernel currently writes into such a fresh array
     @property
     def num_threads(self) -> int:
-        """The kernel's threads (batches under ``gridsim._core.THREAD_MIN_UNITS`` worlds use one).
+        """The kernel's threads (batches under ``self.kernel.thread_min_units`` worlds use one).
 
         Set it to a positive int or ``"auto"``; it applies from the next call. Results do not
         depend on it: every env's trajectory is the same for every thread count.

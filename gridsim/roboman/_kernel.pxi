@@ -253,7 +253,8 @@ cdef class RobomanKernel(Kernel):
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
         self.action_mask = state.action_mask
         self.final_action_mask = state.final_action_mask
-        self.bind_shared(state, self.num_envs, 1, 1, 7)
+        # 2 threads measured slower than 1 up to ~1024 envs, faster from 2048.
+        self.bind_shared(state, self.num_envs, 1, 1, 7, 2048)
         # A bad action and a pending reset are reported in env order (the lowest env's first).
         self.errors_in_env_order = True
 

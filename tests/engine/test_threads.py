@@ -1,9 +1,10 @@
 """Kernel threads (``num_threads``): results never depend on the thread count.
 
 Every family, through its registered ids: trajectories, infos, events and the saved state are
-bit-identical to one thread at every step, for batches below and above
-``gridsim._core.THREAD_MIN_UNITS`` (smaller batches run on one thread whatever the setting);
-bad actions are reported the same way; the kernel runs without the GIL.
+bit-identical to one thread at every step; bad actions are reported the same way; the kernel
+runs without the GIL. Batches smaller than the kernel's ``thread_min_units`` (a family's
+measured figure) run on one thread whatever the setting, so the threaded runs here lower it
+to 1: every batch size, down to a single env and more threads than envs, runs on threads.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim
 FAMILIES = [pytest.param(name, ids[0], id=name) for name, ids in FAMILY_IDS.items()]
 THREADS = (2, 3, 8)
 MODES = ("NextStep", "SameStep", "Disabled")
-BIG = 1031  # above THREAD_MIN_UNITS, and not a multiple of any thread count
+BIG = 1031  # not a multiple of any thread count
 STEPS = 100
 LIMIT = 13  # episodes end often: every autoreset path runs
 
@@ -52,7 +53,11 @@ def assert_same(a, b, path: str = ""):
 
 
 def batch(env_id: str, n: int, threads: int, mode: str):
-    return make_vec(env_id, n, num_threads=threads, autoreset_mode=mode, events=True, max_episode_steps=LIMIT)
+    envs = make_vec(env_id, n, num_threads=threads, autoreset_mode=mode, events=True, max_episode_steps=LIMIT)
+    assert envs.kernel.thread_min_units >= 1
+    if threads > 1:
+        envs.kernel.thread_min_units = 1  # threads whatever the batch size
+    return envs
 
 
 def valid_actions(envs, rng: np.random.Generator) -> np.ndarray:
