@@ -191,10 +191,10 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "env_steps_per_s": rate,
         "ns_per_env_step": seconds / env_steps * 1e9,
         "bytes_per_env": bytes_per_env,
-        "threads": 1 if mode == "reference" else cfg.num_threads,
         "copy": cfg.copy if mode == "step" else None,
         "max_episode_steps": cfg.max_episode_steps,
         **info,
+        "threads": 1 if mode in ("reference", "original") else cfg.num_threads,  # over machine_info's
     }
 
 
