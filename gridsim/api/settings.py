@@ -56,6 +56,7 @@ class Setting:
         doc: one line for people.
         kwarg: the constructor keyword argument it sets, when named differently.
         optional: ``"none"`` parses to None.
+        words: strings accepted as themselves beside values of ``type`` (``num_threads``' ``"auto"``).
     """
 
     type: Any
@@ -64,6 +65,7 @@ class Setting:
     doc: str = ""
     kwarg: str | None = None
     optional: bool = False
+    words: tuple[str, ...] = ()
 
     def parse(self, key: str, text: str) -> Any:
         """The typed value of ``text``; raises :class:`SettingsError`."""
@@ -72,6 +74,8 @@ class Setting:
         t = text.strip()
         if self.optional and t.lower() == "none":
             return None
+        if t.lower() in self.words:
+            return t.lower()
         try:
             if self.type is bool:
                 low = t.lower()
@@ -96,7 +100,8 @@ class Setting:
             raise
         except ValueError:
             kind = "true or false" if self.type is bool else f"a {self.type.__name__}"
-            raise SettingsError(key, f"{text!r} is not {kind}" + (" or none" if self.optional else "")) from None
+            alternatives = "".join(f" or {w}" for w in self.words) + (" or none" if self.optional else "")
+            raise SettingsError(key, f"{text!r} is not {kind}{alternatives}") from None
 
 
 def format_value(value: Any) -> str:
@@ -228,7 +233,8 @@ COMMON_SETTINGS = {
     "autoreset_mode": Setting(("NextStep", "SameStep", "Disabled"), "NextStep", doc="Gymnasium autoreset mode"),
     "render_mode": Setting(("rgb_array", "ansi", "human"), None, optional=True, doc="render() output"),
     "copy": Setting(bool, True, doc="return fresh arrays from reset and step"),
-    "num_threads": Setting(str, 1, doc="kernel threads: a positive integer, or auto (the CPUs this process may use)"),
+    "num_threads": Setting(int, 1, words=("auto",),
+                           doc="kernel threads, or auto (the CPUs this process may use)"),
     "obs_dtype": Setting(str, None, optional=True, doc="cast observations to this dtype"),
     "episode_stats": Setting(bool, True, doc="infos['episode_stats'] where episodes end"),
     "events": Setting(bool, False, doc="the kernel writes events"),
@@ -246,6 +252,7 @@ def settings_table(declared: Mapping[str, Setting], indent: str = "") -> str:
     rows = ["| setting | keyword argument | type | default | meaning |", "|---|---|---|---|---|"]
     for key, decl in declared.items():
         kind = " / ".join(decl.type) if isinstance(decl.type, tuple) else decl.type.__name__
+        kind += "".join(f" or {w}" for w in decl.words)
         default = "None" if decl.default is None else format_value(decl.default)
         ro = "" if decl.writable else " (read-only)"
         rows.append(f"| ``{key}`` | ``{decl.kwarg or key}`` | {kind} | ``{default}`` | {decl.doc}{ro} |")

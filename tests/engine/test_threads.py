@@ -142,6 +142,10 @@ def test_thread_count_is_a_setting():
     assert envs.kernel.num_threads == 2
     envs = make_vec(env_id, 4, settings={"num_threads": "3"})
     assert envs.num_threads == 3 and envs.read_property("settings.num_threads") == "3"
+    assert make_vec(env_id, 4, num_threads=3, settings={"num_threads": "3"}).num_threads == 3
+    assert make_vec(env_id, 4, settings={"num_threads": "AUTO"}).read_property("settings.num_threads") == "auto"
+    with pytest.raises(ValueError, match="num_threads"):
+        make_vec(env_id, 4, settings={"num_threads": "many"})
     for bad in (0, -1, 1.5, True, "many"):
         with pytest.raises(ValueError, match="num_threads"):
             make_vec(env_id, 4, num_threads=bad)
