@@ -21,7 +21,7 @@ import gridsim
 import gridsim._core as _core
 from gridsim.errors import InvalidActionError
 
-pytestmark = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without OpenMP")
+needs_openmp = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without OpenMP")
 
 FAMILIES = [pytest.param(name, ids[0], id=name) for name, ids in FAMILY_IDS.items()]
 THREADS = (2, 3, 8)
@@ -73,6 +73,7 @@ def outputs(envs, step_result) -> dict:
             "events": envs.events_batch(), "state": envs.state_dict()}
 
 
+@needs_openmp
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("n", [1, 7, BIG])
 @pytest.mark.parametrize("family,env_id", FAMILIES)
@@ -109,6 +110,7 @@ def test_every_thread_count_gives_the_same_bits(family, env_id, n, mode):
         e.close()
 
 
+@needs_openmp
 @pytest.mark.parametrize("family,env_id", FAMILIES)
 def test_bad_actions_are_reported_alike_and_change_nothing(family, env_id):
     rng = np.random.default_rng(3)
@@ -133,6 +135,7 @@ def test_bad_actions_are_reported_alike_and_change_nothing(family, env_id):
     assert str(BIG // 2 + 1) in messages[1]
 
 
+@needs_openmp
 def test_thread_count_is_a_setting():
     env_id = FAMILY_IDS["nav"][0] if "nav" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]
     envs = make_vec(env_id, 4, num_threads="auto")
@@ -160,7 +163,7 @@ def test_without_openmp_more_threads_are_refused(monkeypatch):
     assert make_vec(env_id, 4, num_threads=1).num_threads == 1
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=needs_openmp)])
 def test_python_threads_run_during_kernel_calls(threads):
     """A Python thread advances while one kernel call runs (the GIL is released)."""
     env_id = FAMILY_IDS["roboman"][0] if "roboman" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]
