@@ -25,8 +25,9 @@ from libc.string cimport memcpy, memset
 from libc.math cimport isnan
 
 from gridsim._rng cimport (
-    TAG_EPISODE, TAG_TABLE, next_bounded, next_u64, sample_dist, stream_seed,
+    TAG_EPISODE, TAG_TABLE, derive_key, next_bounded, next_u64, sample_dist, stream_seed,
 )
+from cython.parallel cimport prange
 
 import numpy as np
 
@@ -108,6 +109,41 @@ cdef inline Py_ssize_t step_family(Kernel self, int family, const discrete_t* a,
     if family == 1:
         return step_units(<RobomanKernel>self, a, n, self.num_choices)
     return step_units(<KitchenKernel>self, a, n, self.num_choices)
+
+
+cdef enum:
+    # Keys derived per call: below this many, one thread (a team costs more than it gives).
+    KEYS_THREAD_MIN = 16384
+
+DERIVE_KEYS_THREAD_MIN = KEYS_THREAD_MIN
+
+
+def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1] out,
+                int num_threads=1):
+    """Write env i's key for ``seeds[i]`` into ``out[i]``, the same as ``gridsim.rng.derive_keys``.
+
+    Every key depends on its seed alone, so the thread count never changes a key.
+
+    Args:
+        seeds: the seeds, each below ``2**64``.
+        mixer_seed: the batch's mixer seed, below ``2**64``.
+        out: ``(len(seeds), 2)`` uint64, written in place.
+        num_threads: OpenMP threads for large batches (``DERIVE_KEYS_THREAD_MIN`` or more seeds).
+    """
+    cdef Py_ssize_t i, n = seeds.shape[0]
+    if out.shape[0] != n or out.shape[1] != 2:
+        raise ValueError(f"out must have shape ({n}, 2), got ({out.shape[0]}, {out.shape[1]})")
+    if n == 0:
+        return
+    cdef const uint64_t* s = &seeds[0]
+    cdef uint64_t* k = &out[0, 0]
+    with nogil:
+        if GRIDSIM_OPENMP and num_threads > 1 and n >= KEYS_THREAD_MIN:
+            for i in prange(n, schedule="static", num_threads=num_threads):
+                derive_key(s[i], mixer_seed, k + 2 * i)
+        else:
+            for i in range(n):
+                derive_key(s[i], mixer_seed, k + 2 * i)
 
 
 def rng_stream(uint64_t state, Py_ssize_t n):

@@ -150,8 +150,8 @@ class BatchState:
         for f in self.fields():
             setattr(self, f.name, f.allocate(sizes))
         self.ep_max_steps[:] = episode_limit(max_steps)
-        # seeds[i]: the seed world i's key came from (None until seeded).
-        self.seeds: list[int | None] = [None] * self.num_units
+        # seeds[i]: the seed world i's key came from (a Python int; None until seeded).
+        self.seeds = np.full(self.num_units, None, dtype=object)
 
     def nbytes_per_env(self) -> float:
         """Bytes of state and output buffers per world (arrays shared by worlds count 1/U each)."""

@@ -247,50 +247,69 @@ class GridVectorEnv(VectorEnv):
             raise ValueError("options['reset_mask'] must contain at least one True")
         return np.ascontiguousarray(mask)
 
-    def _parse_seed(self, seed) -> list[int | None] | None:
+    def _parse_seed(self, seed) -> np.ndarray | None:
+        """Per-row seeds: uint64 when every row has one below 2**64, else objects (int or None)."""
         N = self.num_envs
         if seed is None:
             return None
         if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
             if seed < 0:
                 raise ValueError(f"seed must be non-negative, got {seed}")
-            return [int(seed) + i for i in range(N)]
+            seed = int(seed)
+            if seed + N <= 1 << 64:
+                return np.arange(N, dtype=np.uint64) + np.uint64(seed)
+            return np.array([seed + i for i in range(N)], dtype=object)
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != N:
                 raise ValueError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
-            out = []
+            if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu" and (
+                    seed.dtype.kind == "u" or not (seed < 0).any()):
+                return seed.astype(np.uint64)
+            out = np.empty(N, dtype=object)
             for i, s in enumerate(seed):
                 if s is None:
-                    out.append(None)
+                    out[i] = None
                 elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0:
-                    out.append(int(s))
+                    out[i] = int(s)
                 else:
                     raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
             return out
         raise TypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
 
-    def _seed_envs(self, mask: np.ndarray, seeds: list[int | None] | None):
-        """New keys for seeded envs (episode 0); the next episode for the others."""
+    def _seed_envs(self, mask: np.ndarray, seeds: np.ndarray | None):
+        """New keys for seeded envs (episode 0); the next episode for the others.
+
+        ``seeds`` is None or one entry per unit (as from :meth:`_parse_seed`).
+        """
         st = self.state
         idx = np.flatnonzero(mask)
-        if seeds is None:
-            seeds_of = [None] * len(idx)
-        else:
-            seeds_of = [seeds[i] for i in idx]
-        # Envs reset without a seed that were never seeded take one from OS entropy.
-        seeds_of = [entropy_seed() if s is None and not st.seeded[i] else s
-                    for i, s in zip(idx, seeds_of, strict=True)]
-        new = np.array([s is not None for s in seeds_of], dtype=bool)
-        st.episode[idx[~new]] += 1
-        new_i = idx[new]
-        if len(new_i):
-            new_s = [s for s in seeds_of if s is not None]
-            st.key[new_i] = derive_keys(new_s, self.mixer_seed)
-            st.episode[new_i] = 0
-            st.reseed[new_i] = True
-            st.seeded[new_i] = True
-            for i, s in zip(new_i, new_s, strict=True):
-                st.seeds[i] = s
+        given = np.full(len(idx), None, dtype=object) if seeds is None else seeds[idx]
+        if given.dtype == object:
+            missing = np.equal(given, None)
+            # Envs reset without a seed that were never seeded take one from OS entropy.
+            fresh = missing & ~st.seeded[idx]
+            given[fresh] = [entropy_seed() for _ in range(int(fresh.sum()))]
+            continuing = missing & ~fresh
+            st.episode[idx[continuing]] += 1
+            idx, given = idx[~continuing], given[~continuing]
+        if len(idx):
+            st.key[idx] = self._derive_keys(given)
+            st.episode[idx] = 0
+            st.reseed[idx] = True
+            st.seeded[idx] = True
+            st.seeds[idx] = given.astype(object)  # Python ints
+
+    def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
+        """The per-world keys of ``seeds`` (``gridsim.rng.derive_keys``), in the kernel where they fit 64 bits."""
+        try:
+            values = seeds.astype(np.uint64)
+        except OverflowError:  # a seed of 2**64 or more
+            values = None
+        if values is None or self.mixer_seed >= 1 << 64:
+            return derive_keys(seeds.tolist(), self.mixer_seed)
+        keys = np.empty((len(values), 2), dtype=np.uint64)
+        _core.derive_keys(values, self.mixer_seed, keys, self.kernel.num_threads)
+        return keys
 
     def _rows_to_units(self, mask: np.ndarray, seeds):
         """Family hook: the reset mask and seeds per simulated world (a row is one world by default)."""
@@ -472,7 +491,7 @@ class GridVectorEnv(VectorEnv):
         st = self.state
         self._own_obs()
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
-        out["seeds"] = list(st.seeds)
+        out["seeds"] = st.seeds.tolist()
         out["num_envs"] = self.num_envs
         out["max_steps"] = int(self.kernel.max_steps)  # the limit of the next episodes (a written setting)
         return out
@@ -499,7 +518,7 @@ class GridVectorEnv(VectorEnv):
             if name in ("grid", "cell_flags") and not st.mutable:  # shared static maps
                 continue
             np.copyto(dst, state[name])
-        st.seeds[:] = list(state["seeds"])
+        st.seeds[:] = list(state["seeds"])  # an object array takes the list as it is
         if "max_steps" in state:
             self.kernel.max_steps = int(state["max_steps"])
         self.kernel.sync_outputs()

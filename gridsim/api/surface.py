@@ -178,7 +178,7 @@ class LevelApi:
                 raise ValueError(f"seed holds {len(chosen)} seeds for {len(rows)} selected envs")
             if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in chosen):
                 raise ValueError("seeds must be non-negative integers")
-        seeds: list[int | None] = [None] * self.num_envs
+        seeds = np.full(self.num_envs, None, dtype=object)
         for i, s in zip(rows, chosen, strict=True):
             seeds[i] = int(s)
         unit_mask, unit_seeds = self._rows_to_units(mask, seeds)

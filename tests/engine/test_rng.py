@@ -118,6 +118,70 @@ def test_derive_keys_match_seed_sequence():
         np.testing.assert_array_equal(row, expected)
 
 
+EDGE_SEEDS = [0, 1, 2**32 - 1, 2**32, 2**63, pyrng.MASK64]
+
+
+@pytest.mark.parametrize("mixer_seed", [0, 7, 2**32 - 1, 2**32, 2**40 + 5, pyrng.MASK64])
+def test_kernel_keys_match_seed_sequence_at_the_word_boundaries(mixer_seed):
+    # Seeds and mixers of one and of two 32-bit words, up to the largest 64-bit value.
+    seeds = np.array(EDGE_SEEDS + list(range(2, 50)), dtype=np.uint64)
+    keys = np.empty((len(seeds), 2), np.uint64)
+    _core.derive_keys(seeds, mixer_seed, keys)
+    np.testing.assert_array_equal(keys, pyrng.derive_keys([int(s) for s in seeds], mixer_seed))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(U64, min_size=1, max_size=20), U64)
+def test_kernel_keys_match_python_for_random_seeds(seeds, mixer_seed):
+    keys = np.empty((len(seeds), 2), np.uint64)
+    _core.derive_keys(np.array(seeds, dtype=np.uint64), mixer_seed, keys)
+    np.testing.assert_array_equal(keys, pyrng.derive_keys(seeds, mixer_seed))
+
+
+@pytest.mark.skipif(not _core.OPENMP, reason="gridsim was built without OpenMP")
+def test_kernel_keys_are_the_same_on_threads():
+    seeds = np.arange(3 * _core.DERIVE_KEYS_THREAD_MIN, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    one, three = (np.empty((len(seeds), 2), np.uint64) for _ in range(2))
+    _core.derive_keys(seeds, 3, one, 1)
+    _core.derive_keys(seeds, 3, three, 3)
+    np.testing.assert_array_equal(one, three)
+    np.testing.assert_array_equal(one[::4099], pyrng.derive_keys([int(s) for s in seeds[::4099]], 3))
+
+
+def test_kernel_keys_refuse_a_wrong_output_shape():
+    with pytest.raises(ValueError, match="shape"):
+        _core.derive_keys(np.zeros(3, np.uint64), 0, np.empty((2, 2), np.uint64))
+
+
+@pytest.mark.parametrize("seed", [
+    5,
+    [5, 6, None, 2**64 + 3],                    # None continues; a seed past 64 bits
+    np.array([9, 2**63, 0, 1], dtype=np.uint64),
+    np.array([9, 3, 0, 1], dtype=np.int32),
+    (2**64 - 2),                                # seed + i passes 2**64
+])
+def test_reset_keys_are_seed_sequence_keys_whatever_the_seed_form(seed):
+    envs = NavVectorEnv(4, level="nav/room1_small", mixer_seed=11)
+    envs.reset(seed=0)
+    envs.reset(seed=seed)
+    if isinstance(seed, int):
+        seeds = [seed + i for i in range(4)]
+    else:
+        seeds = [None if s is None else int(s) for s in seed]
+    for i, s in enumerate(seeds):
+        expected = pyrng.derive_keys([i if s is None else s], 11)[0]  # a None row keeps its seed-0 key
+        np.testing.assert_array_equal(envs.state.key[i], expected)
+        assert envs.state.episode[i] == (1 if s is None else 0)
+    assert envs.state_dict()["seeds"] == [i if s is None else s for i, s in enumerate(seeds)]
+    assert all(type(s) is int for s in envs.state_dict()["seeds"])
+
+
+def test_a_mixer_seed_past_64_bits_still_gives_seed_sequence_keys():
+    envs = NavVectorEnv(3, level="nav/room1_small", mixer_seed=2**70 + 1)
+    envs.reset(seed=4)
+    np.testing.assert_array_equal(envs.state.key, pyrng.derive_keys([4, 5, 6], 2**70 + 1))
+
+
 # ------------------------------------------------------------------ distributions
 
 
