@@ -4,7 +4,9 @@
 initialization checks back on; CI runs the whole test suite against that build.
 
 OpenMP: the kernel's loops over worlds run on threads (``num_threads=``) when the C
-compiler can build and link a small OpenMP program with ``-fopenmp``; otherwise the
+compiler can build and link a small OpenMP program: with ``-fopenmp`` (gcc; clang with
+libomp), with ``-Xpreprocessor -fopenmp -lomp`` and Homebrew's or MacPorts' libomp (Apple
+clang; ``LIBOMP_PREFIX`` names another install), or ``/openmp`` (MSVC). Otherwise the
 kernel is built without threads (``gridsim.threads_available()`` is False).
 ``GRIDSIM_OPENMP=0`` at build time builds without threads anyway.
 """
@@ -19,8 +21,6 @@ from setuptools import Extension, find_packages, setup
 
 DEBUG = os.environ.get("GRIDSIM_CYTHON_DEBUG", "0") not in ("", "0")
 
-OPENMP_FLAGS = ["-fopenmp"]
-
 _OPENMP_PROBE = r"""
 #include <omp.h>
 int main(void) {
@@ -32,33 +32,58 @@ int main(void) {
 """
 
 
-def openmp_available() -> bool:
-    """Whether the C compiler setuptools uses compiles and links an OpenMP program with -fopenmp."""
+def _libomp_prefixes() -> list[str]:
+    # Where Homebrew (Apple silicon, then Intel) and MacPorts put libomp, and $LIBOMP_PREFIX first.
+    prefixes = [os.environ.get("LIBOMP_PREFIX", ""), "/opt/homebrew/opt/libomp", "/usr/local/opt/libomp",
+                "/opt/local"]
+    return [p for p in prefixes if p and os.path.isdir(os.path.join(p, "include"))]
+
+
+def _openmp_candidates(compiler_type: str) -> list[dict]:
+    """Flag sets to try, in order: each has compile and link args and include / library dirs."""
+    if compiler_type == "msvc":
+        return [{"compile": ["/openmp"], "link": [], "include": [], "lib": []}]
+    # gcc, and clang where it finds libomp itself.
+    candidates = [{"compile": ["-fopenmp"], "link": ["-fopenmp"], "include": [], "lib": []}]
+    # Apple clang has no -fopenmp driver flag: the preprocessor flag, and libomp linked by hand.
+    for prefix in _libomp_prefixes():
+        inc, lib = os.path.join(prefix, "include"), os.path.join(prefix, "lib")
+        candidates.append({"compile": ["-Xpreprocessor", "-fopenmp"], "link": ["-lomp", f"-Wl,-rpath,{lib}"],
+                           "include": [inc], "lib": [lib]})
+    return candidates
+
+
+def openmp_flags() -> dict | None:
+    """The first flag set with which the C compiler setuptools uses builds and links an OpenMP program."""
     if os.environ.get("GRIDSIM_OPENMP", "") == "0":
-        return False
+        return None
     try:
         from setuptools._distutils.ccompiler import new_compiler
         from setuptools._distutils.sysconfig import customize_compiler
     except ImportError:  # older setuptools
         from distutils.ccompiler import new_compiler
         from distutils.sysconfig import customize_compiler
-    tmp = tempfile.mkdtemp(prefix="gridsim-openmp-")
-    try:
-        compiler = new_compiler()
-        customize_compiler(compiler)
-        src = os.path.join(tmp, "probe.c")
-        with open(src, "w") as f:
-            f.write(_OPENMP_PROBE)
-        objects = compiler.compile([src], output_dir=tmp, extra_postargs=OPENMP_FLAGS)
-        compiler.link_executable(objects, "probe", output_dir=tmp, extra_postargs=OPENMP_FLAGS)
-        return True
-    except Exception:  # noqa: BLE001 - any failure to build the probe means no OpenMP
-        return False
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    compiler = new_compiler()
+    customize_compiler(compiler)
+    for flags in _openmp_candidates(compiler.compiler_type):
+        tmp = tempfile.mkdtemp(prefix="gridsim-openmp-")
+        try:
+            src = os.path.join(tmp, "probe.c")
+            with open(src, "w") as f:
+                f.write(_OPENMP_PROBE)
+            objects = compiler.compile([src], output_dir=tmp, include_dirs=flags["include"],
+                                       extra_postargs=flags["compile"])
+            compiler.link_executable(objects, "probe", output_dir=tmp, library_dirs=flags["lib"],
+                                     extra_postargs=flags["link"])
+            return flags
+        except Exception:  # noqa: BLE001 - this flag set does not build the probe; try the next
+            continue
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return None
 
 
-OPENMP = openmp_available()
+OPENMP = openmp_flags()
 
 directives = {
     "language_level": 3,
@@ -80,8 +105,8 @@ define_macros = [
     ("GRIDSIM_OPENMP", "1" if OPENMP else "0"),
 ]
 if OPENMP:
-    extra_compile_args += OPENMP_FLAGS
-extra_link_args = OPENMP_FLAGS if OPENMP else []
+    extra_compile_args += OPENMP["compile"]
+extra_link_args = OPENMP["link"] if OPENMP else []
 if not DEBUG:
     # The step skeleton (gridsim/_engine.pxi) calls each family's per-env hooks, declared
     # `cdef inline`; gcc's size limits would leave the larger ones out of line (a call per env),
@@ -92,7 +117,8 @@ extensions = [
     Extension(
         "gridsim._core",
         ["gridsim/_core.pyx"],
-        include_dirs=[numpy.get_include()],
+        include_dirs=[numpy.get_include(), *(OPENMP["include"] if OPENMP else [])],
+        library_dirs=OPENMP["lib"] if OPENMP else [],
         define_macros=define_macros,
         extra_compile_args=extra_compile_args,
         extra_link_args=extra_link_args,
