@@ -110,6 +110,52 @@ def test_every_thread_count_gives_the_same_bits(family, env_id, n, mode):
         e.close()
 
 
+def nav_maps(n: int) -> list[str]:
+    """n map texts, cycling through a few built-in navigation levels (one map per env)."""
+    texts = [gridsim.find_level(f"nav/{name}").read_text() for name in ("room2_small", "room3_small", "room4_small")]
+    return [texts[i % len(texts)] for i in range(n)]
+
+
+# Every observation type, action kind and option of each family beside the default ids above:
+# (case id, family, factory of a batch of n envs with extra keyword arguments).
+KINDS = [
+    ("nav-view", lambda n, **kw: gridsim.make("nav/four_rooms", n, obs_type="view", **kw)),
+    ("nav-image", lambda n, **kw: gridsim.make("nav/room5_medium", n, obs_type="image", **kw)),
+    ("nav-2d_discrete-random-goals",
+     lambda n, **kw: gridsim.make("nav/room5_medium", n, actions="2d_discrete", randomize_goals=True, **kw)),
+    ("nav-2d_continuous", lambda n, **kw: gridsim.make("nav/four_rooms", n, actions="2d_continuous", **kw)),
+    ("nav-per-env-maps", lambda n, **kw: gridsim.envs.NavVectorEnv(n, world_map=nav_maps(n), **kw)),
+    ("roboman-grid", lambda n, **kw: gridsim.make("roboman:StackRedOnGreen", n, obs_type="grid", **kw)),
+    ("roboman-multi-task",
+     lambda n, **kw: gridsim.envs.RobomanVectorEnv(n, tasks=["LiftRed", "StackGreenOnRed", "TouchBlue"],
+                                                   task_in_obs=True, exclude_solved_starts=True, **kw)),
+    ("kitchen-features-3-agents",
+     lambda n, **kw: gridsim.make("kitchen/open-divider_salad", n, obs_type="features", num_agents=3, **kw)),
+    ("kitchen-agent-rows",
+     lambda n, **kw: gridsim.make("kitchen/open-divider_salad", 2 * n, agent_rows=True, **kw)),
+]
+
+
+@needs_openmp
+@pytest.mark.parametrize("make", [pytest.param(make, id=name) for name, make in KINDS])
+def test_every_kind_of_batch_gives_the_same_bits(make):
+    runs = {}
+    for t in (1, 3):
+        runs[t] = make(BIG, num_threads=t, events=True, max_episode_steps=LIMIT)
+        if t > 1:
+            runs[t].kernel.thread_min_units = 1
+    space = runs[1].action_space
+    space.seed(4)
+    first = {t: e.reset(seed=23) for t, e in runs.items()}
+    assert_same(first[1], first[3], "reset")
+    for step in range(40):
+        actions = np.asarray(space.sample())
+        got = {t: outputs(e, e.step(actions.copy())) for t, e in runs.items()}
+        assert_same(got[1], got[3], f"step {step}")
+    for e in runs.values():
+        e.close()
+
+
 @needs_openmp
 @pytest.mark.parametrize("family,env_id", FAMILIES)
 def test_bad_actions_are_reported_alike_and_change_nothing(family, env_id):
