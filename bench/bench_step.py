@@ -194,7 +194,7 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "copy": cfg.copy if mode == "step" else None,
         "max_episode_steps": cfg.max_episode_steps,
         **info,
-        "threads": 1 if mode in ("reference", "original") else cfg.num_threads,  # over machine_info's
+        "threads": 1 if mode in ("reference", "original") else cfg.num_threads,
     }
 
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["Measurement", "machine_info", "make_actions", "measure", "raw_step_fn"]
+__all__ = ["Measurement", "machine_info", "make_actions", "measure", "measure_threads", "raw_step_fn"]
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Measurement:
     steps: int
     seconds: list[float]
     bytes_per_env: float
+    threads: int = 1  # the kernel's num_threads
 
     @property
     def best_seconds(self) -> float:
@@ -98,8 +99,49 @@ def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
     bytes_per_env = envs.state.nbytes_per_env()
     action_name = getattr(envs, "actions", "")
     return [
-        Measurement(level, obs_type, action_name, m, envs.num_envs, steps, times[m], bytes_per_env)
+        Measurement(level, obs_type, action_name, m, envs.num_envs, steps, times[m], bytes_per_env,
+                    envs.num_threads)
         for m in modes
+    ]
+
+
+def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step", repeats: int = 5,
+                    warmup: int = 10, level: str = "", obs_type: str = "") -> list[Measurement]:
+    """Time one mode of ``envs`` at each of ``thread_counts`` kernel threads.
+
+    The thread counts take turns within every repeat (their order reversed on every other
+    repeat), so a noisy machine slows them alike. ``envs.num_threads`` is restored after.
+    Returns one :class:`Measurement` per thread count, in the order given.
+    """
+    steps = len(actions)
+    fn = raw_step_fn(envs, actions) if mode == "raw" else envs.step
+    before = envs.num_threads
+    counts = list(thread_counts)
+    times: dict[int, list[float]] = {i: [] for i in range(len(counts))}
+    try:
+        for n in counts:
+            envs.num_threads = n
+            for t in range(min(warmup, steps)):
+                fn(actions[t])
+        for r in range(repeats):
+            order = range(len(counts)) if r % 2 == 0 else reversed(range(len(counts)))
+            for i in order:
+                envs.num_threads = counts[i]
+                t0 = time.perf_counter()
+                for t in range(steps):
+                    fn(actions[t])
+                times[i].append(time.perf_counter() - t0)
+        threads = []
+        for n in counts:
+            envs.num_threads = n
+            threads.append(envs.num_threads)  # "auto" as the count it stands for
+    finally:
+        envs.num_threads = before
+    bytes_per_env = envs.state.nbytes_per_env()
+    action_name = getattr(envs, "actions", "")
+    return [
+        Measurement(level, obs_type, action_name, mode, envs.num_envs, steps, times[i], bytes_per_env, threads[i])
+        for i in range(len(counts))
     ]
 
 
@@ -125,7 +167,6 @@ def machine_info() -> dict:
     return {
         "cpu_model": cpu,
         "cores": os.cpu_count(),
-        "threads": 1,
         "python": platform.python_version(),
         "numpy": np.__version__,
         "cython": cython_version,

@@ -11,14 +11,17 @@ import warnings
 
 def _bench(args) -> int:
     import gridsim
-    from gridsim.benchmark import machine_info, make_actions, measure
+    from gridsim.benchmark import machine_info, make_actions, measure, measure_threads
     from gridsim.families import family_row
     from gridsim.level import load_level
+    from gridsim.vector import parse_num_threads
 
     info = machine_info()
+    threads = [parse_num_threads(t) for t in args.threads]
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "
-          f"one thread, level {args.level}, {args.num_envs} envs")
-    header = f"{'observation':<12} {'kernel call':>16} {'step()':>16} {'step/kernel':>12} {'ns/env-step':>12}"
+          f"level {args.level}, {args.num_envs} envs, kernel threads {' '.join(map(str, threads))}")
+    header = (f"{'observation':<12} {'threads':>7} {'kernel call':>16} {'step()':>16} {'step/kernel':>12} "
+              f"{'ns/env-step':>12} {'speed-up':>9}")
     print(header)
     print("-" * len(header))
     level, _ = load_level(args.level)
@@ -26,19 +29,28 @@ def _bench(args) -> int:
     obs_types = args.obs or list(fam.bench_obs_types)
     for obs_type in obs_types:
         # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
-        envs = gridsim.make(args.level, args.num_envs, **fam.bench_kwargs,
+        envs = gridsim.make(args.level, args.num_envs, num_threads=threads[0], **fam.bench_kwargs,
                             **({"obs_type": obs_type} if obs_type else {}))
         obs_type = envs.read_property("settings.obs_type")
         envs.reset(seed=args.seed)
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)
-        raw, step = measure(envs, actions, repeats=args.repeats, level=args.level, obs_type=obs_type)
+        if len(threads) == 1:
+            raws, steps = [[m] for m in measure(envs, actions, repeats=args.repeats, level=args.level,
+                                                 obs_type=obs_type)]
+        else:  # thread counts take turns within each repeat, per mode
+            raws, steps = (measure_threads(envs, actions, threads, mode=mode, repeats=args.repeats,
+                                           level=args.level, obs_type=obs_type) for mode in ("raw", "step"))
         envs.close()
-        print(f"{obs_type:<12} {raw.env_steps_per_s / 1e6:>10.1f} M/s {step.env_steps_per_s / 1e6:>10.1f} M/s "
-              f"{step.env_steps_per_s / raw.env_steps_per_s:>11.0%} {step.ns_per_env_step:>12.2f}")
-        if args.json:
-            for m in (raw, step):
-                print(json.dumps({**m.as_dict(), **info}), file=sys.stderr)
-    print(f"(env-steps per second, best of {args.repeats} repeats of {args.steps} steps)")
+        for raw, step in zip(raws, steps, strict=True):
+            speedup = step.env_steps_per_s / steps[0].env_steps_per_s
+            print(f"{obs_type:<12} {step.threads:>7} {raw.env_steps_per_s / 1e6:>10.1f} M/s "
+                  f"{step.env_steps_per_s / 1e6:>10.1f} M/s {step.env_steps_per_s / raw.env_steps_per_s:>11.0%} "
+                  f"{step.ns_per_env_step:>12.2f} {speedup:>8.2f}x")
+            if args.json:
+                for m in (raw, step):
+                    print(json.dumps({**info, **m.as_dict()}), file=sys.stderr)
+    print(f"(env-steps per second, best of {args.repeats} repeats of {args.steps} steps; "
+          f"speed-up of step() over {threads[0]} thread{'s' if threads[0] > 1 else ''})")
     return 0
 
 
@@ -98,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--obs", nargs="+", default=None,
                    help="observation types to time (navigation default: coords view image; else the level's)")
+    b.add_argument("--threads", nargs="+", default=["1"], metavar="N",
+                   help="kernel threads to time, each a count or 'auto' (default: 1); several take turns")
     b.add_argument("--json", action="store_true", help="also write JSON lines to stderr")
     b.set_defaults(fn=_bench)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")

@@ -66,6 +66,25 @@ def test_bench_scripts_print_json_lines():
     assert {(r["num_envs"], r["obs_type"]) for r in summaries} >= {(64, "coords"), (64, "view")}
 
 
+def test_threads_sweep_writes_a_table(tmp_path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    threads = ["1", "2"] if gridsim.threads_available() else ["1"]
+    proc = subprocess.run(
+        [sys.executable, "bench/threads.py", "--quick", "--family", "nav", "kitchen", "--threads", *threads,
+         "--outdir", str(tmp_path), "--no-plot"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert RUN_KEYS | {"speedup"} <= records[0].keys()
+    assert {(r["family"], r["num_envs"], r["threads"]) for r in records} == {
+        (f, n, int(t)) for f in ("nav", "kitchen") for n in (64, 300) for t in threads}
+    assert all(r["speedup"] == 1.0 for r in records if r["threads"] == 1)
+    (table,) = tmp_path.glob("threads-*cores.md")
+    text = table.read_text()
+    assert "| kitchen | 300 |" in text and text.count("M/s") == 4 * len(threads)
+
+
 def test_bench_events_prints_json_lines():
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)

@@ -1,0 +1,150 @@
+"""Thread scaling: env-steps per second by family x batch size x kernel threads, a table and a plot.
+
+Usage::
+
+    python bench/threads.py                           # 1 and 2 threads (or up to 16 on a bigger box)
+    python bench/threads.py --threads 1 2 4 8 16      # a chosen set of thread counts
+    python bench/threads.py --quick                   # tiny arguments, seconds (the smoke test runs this)
+
+For each family (its bench level and settings, ``gridsim.families``) and each batch size N,
+one batch is made and ``GridVectorEnv.step`` (``--mode step``, the default) or the bare kernel
+call (``--mode raw``) is timed at every thread count; the thread counts take turns within each
+repeat (``gridsim.benchmark.measure_threads``), so noise on a shared machine hits them alike.
+Each repeat does about ``--env-steps`` env-steps (at least 10 calls).
+
+Output: one JSON line per (family, N, threads) on stdout, and with ``--outdir`` (default
+``bench/``) two files named after the machine (``threads-<cores>cores``): a Markdown table
+(``.md``: env-steps per second and speed-up over the first thread count) and a plot (``.png``,
+speed-up against threads, one line per N, one panel per family; needs matplotlib,
+``pip install "gridsim[bench]"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads stay off the kernel's cores
+
+import gridsim  # noqa: E402
+from gridsim.benchmark import machine_info, make_actions, measure_threads  # noqa: E402
+from gridsim.families import FAMILIES  # noqa: E402
+from gridsim.vector import parse_num_threads  # noqa: E402
+
+SIZES = (64, 1024, 16384, 65536, 262144)
+BENCH_DIR = Path(__file__).resolve().parent
+
+
+def default_threads() -> list[int]:
+    """1, 2, 4, ... up to the CPUs this process may use, and that count itself."""
+    cpus = parse_num_threads("auto")
+    counts = [1]
+    while counts[-1] * 2 <= cpus:
+        counts.append(counts[-1] * 2)
+    return counts + ([cpus] if cpus != counts[-1] else [])
+
+
+def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, seed: int = 0):
+    """Yield one JSON-ready row per (family, N, threads)."""
+    info = machine_info()
+    for name in families:
+        fam = FAMILIES[name]
+        level = fam.bench_level_format.format(fam.bench_level)
+        for n in sizes:
+            envs = gridsim.make(level, n, **fam.bench_kwargs)
+            envs.reset(seed=seed)
+            steps = max(10, env_steps // n)
+            actions = make_actions(envs.single_action_space, steps, envs.num_envs, seed)
+            obs_type = envs.read_property("settings.obs_type")
+            ms = measure_threads(envs, actions, threads, mode=mode, repeats=repeats, level=level,
+                                 obs_type=obs_type)
+            envs.close()
+            for m in ms:
+                yield {"bench": "threads", "family": name, **m.as_dict(),
+                       "speedup": m.env_steps_per_s / ms[0].env_steps_per_s, **info}
+
+
+def markdown(rows, threads) -> str:
+    """The table: one line per (family, N), env-steps/s and speed-up per thread count."""
+    head = "| family | N | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in threads) + " |"
+    lines = [head, "|---|---:|" + "---:|" * len(threads)]
+    keys = sorted({(r["family"], r["num_envs"]) for r in rows}, key=lambda k: (list(FAMILIES).index(k[0]), k[1]))
+    for fam, n in keys:
+        cells = []
+        for r in (r for r in rows if (r["family"], r["num_envs"]) == (fam, n)):
+            cells.append(f"{r['env_steps_per_s'] / 1e6:.1f} M/s ({r['speedup']:.2f}x)")
+        lines.append(f"| {fam} | {n:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(rows, threads, path: Path, title: str):
+    """Speed-up against threads, one panel per family and one line per batch size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fams = [f for f in FAMILIES if any(r["family"] == f for r in rows)]
+    fig, axes = plt.subplots(1, len(fams), figsize=(4.2 * len(fams), 3.8), squeeze=False, sharey=True)
+    for ax, fam in zip(axes[0], fams, strict=True):
+        for n in sorted({r["num_envs"] for r in rows if r["family"] == fam}):
+            pts = [(r["threads"], r["speedup"]) for r in rows if (r["family"], r["num_envs"]) == (fam, n)]
+            ax.plot(*zip(*pts, strict=True), marker="o", label=f"N = {n:,}")
+        ax.plot(threads, [t / threads[0] for t in threads], color="grey", linestyle=":", label="linear")
+        ax.set_title(fam)
+        ax.set_xlabel("kernel threads")
+        ax.set_xticks(threads)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"speed-up over {threads[0]} thread{'s' if threads[0] > 1 else ''}")
+    axes[0][-1].legend(fontsize=8)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--family", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
+    p.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
+    p.add_argument("--threads", nargs="+", default=None, help="thread counts (default: 1, 2, 4, ... the CPUs)")
+    p.add_argument("--mode", choices=("step", "raw"), default="step")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--env-steps", type=int, default=2_000_000, help="env-steps per repeat")
+    p.add_argument("--outdir", type=Path, default=BENCH_DIR, help="where the .md and .png go")
+    p.add_argument("--no-write", action="store_true", help="only print the JSON lines")
+    p.add_argument("--no-plot", action="store_true", help="write the table but no PNG")
+    p.add_argument("--quick", action="store_true", help="tiny sizes and steps (a smoke run)")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.sizes, args.repeats, args.env_steps = [64, 300], 1, 600
+    threads = [parse_num_threads(t) for t in args.threads] if args.threads else default_threads()
+    rows = []
+    for row in sweep(args.family, args.sizes, threads, args.mode, args.repeats, args.env_steps):
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.no_write:
+        return 0
+    info = machine_info()
+    name = f"threads-{info['cores']}cores"
+    machine = (f"{info['cpu_model']}, {info['cores']} cores; gridsim {info['gridsim']}, Python {info['python']}, "
+               f"numpy {info['numpy']}; {datetime.date.today()}")
+    what = f"`{args.mode}` mode, best of {args.repeats} repeats of about {args.env_steps:,} env-steps"
+    args.outdir.mkdir(parents=True, exist_ok=True)
+    table = markdown(rows, threads)
+    text = (f"# Thread scaling on {info['cores']} cores\n\n{machine}. Env-steps per second ({what}) "
+            f"and speed-up over {threads[0]} thread(s), from `python bench/threads.py "
+            f"{' '.join(sys.argv[1:])}`.\n\n{table}\n")
+    (args.outdir / f"{name}.md").write_text(text, encoding="utf-8")
+    if not args.no_plot:
+        plot(rows, threads, args.outdir / f"{name}.png", f"{machine}\n{what}")
+    print(f"wrote {args.outdir / name}.md" + ("" if args.no_plot else f" and {name}.png"), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
