@@ -87,8 +87,8 @@ cdef void family_observe(Kernel self):
 
 
 # Batches of fewer actions step with the GIL held: releasing and retaking it costs about
-# 0.1 us a call, a quarter of a 64-env navigation step. Larger batches (and any threaded
-# call) release it, so other Python threads run during the step.
+# 0.1 us a call, a quarter of a 64-env navigation step. Larger batches (and any call that
+# runs on threads) release it, so other Python threads run during the step.
 cdef enum:
     NOGIL_MIN_ACTIONS = 16384
 
@@ -97,7 +97,7 @@ cdef Py_ssize_t family_step(Kernel self, const discrete_t[::1] actions):
     cdef const discrete_t* a = &actions[0] if actions.shape[0] > 0 else NULL
     cdef Py_ssize_t n = actions.shape[0]
     cdef int family = 0 if type(self) is NavKernel else (1 if type(self) is RobomanKernel else 2)
-    if n < NOGIL_MIN_ACTIONS and self.num_threads == 1:
+    if n < NOGIL_MIN_ACTIONS and not use_threads(self.num_threads, self.units, self.thread_min_units):
         return step_family(self, family, a, n)
     with nogil:
         return step_family(self, family, a, n)
