@@ -96,7 +96,10 @@ directives = {
 }
 
 # No FMA contraction: the kernel and the pure-Python reference must round identically.
-extra_compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+# Functions and loops start on 64-byte boundaries: otherwise where a hot loop happens to fall
+# moved a family's speed by up to 10% after unrelated changes elsewhere in the module (the
+# same instructions, measured with callgrind).
+extra_compile_args = ["-O0", "-g"] if DEBUG else ["-O3", "-falign-functions=64", "-falign-loops=64"]
 extra_compile_args.append("-ffp-contract=off")
 
 define_macros = [
