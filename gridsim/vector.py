@@ -138,7 +138,7 @@ class GridVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        threads = parse_num_threads(num_threads)
+        self.num_threads = num_threads  # checked first: it raises without OpenMP
         if not isinstance(mixer_seed, numbers.Integral) or mixer_seed < 0:
             raise ValueError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
         if render_mode is not None and render_mode not in render_modes:
@@ -147,7 +147,6 @@ class GridVectorEnv(VectorEnv):
         self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self._num_threads = threads
         self.mixer_seed = int(mixer_seed)
         self.episode_stats = bool(episode_stats)
         # Observations are cast to obs_dtype after the kernel writes them (e.g. float32 for CNNs).
@@ -169,6 +168,7 @@ class GridVectorEnv(VectorEnv):
         # step() hands the kernel a fresh array to write into instead of copying its buffer.
         self._fresh_obs = False
         self._obs_external = False  # the kernel currently writes into such a fresh array
+
     @property
     def num_threads(self) -> int:
         """The kernel's threads (batches under ``self.kernel.thread_min_units`` worlds use one).
@@ -181,6 +181,9 @@ class GridVectorEnv(VectorEnv):
     @num_threads.setter
     def num_threads(self, value: int | str) -> None:
         self._num_threads = parse_num_threads(value)
+        # The setting reads back as asked: "auto" stays "auto", other values are the count.
+        auto = isinstance(value, str) and value.strip().lower() == "auto"
+        self._num_threads_setting = "auto" if auto else self._num_threads
         kernel = self.__dict__.get("kernel")
         if kernel is not None:
             kernel.num_threads = self._num_threads

@@ -51,7 +51,8 @@ class Setting:
     Attributes:
         type: ``int``, ``float``, ``bool``, ``str``, or a tuple of allowed strings (an enum).
         default: the value when nobody sets it (a Python value of ``type``, or None).
-        writable: a written value applies to each env at its next reset; otherwise the
+        writable: ``write_property`` may change it after construction (``max_steps`` applies
+            at each env's next reset, ``num_threads`` from the next call); otherwise the
             setting is fixed at construction (for example because it decides array shapes).
         doc: one line for people.
         kwarg: the constructor keyword argument it sets, when named differently.
@@ -233,8 +234,9 @@ COMMON_SETTINGS = {
     "autoreset_mode": Setting(("NextStep", "SameStep", "Disabled"), "NextStep", doc="Gymnasium autoreset mode"),
     "render_mode": Setting(("rgb_array", "ansi", "human"), None, optional=True, doc="render() output"),
     "copy": Setting(bool, True, doc="return fresh arrays from reset and step"),
-    "num_threads": Setting(int, 1, words=("auto",),
-                           doc="kernel threads, or auto (the CPUs this process may use)"),
+    "num_threads": Setting(int, 1, writable=True, words=("auto",),
+                           doc="kernel threads, or auto (the CPUs this process may use); a write applies "
+                               "from the next call"),
     "obs_dtype": Setting(str, None, optional=True, doc="cast observations to this dtype"),
     "episode_stats": Setting(bool, True, doc="infos['episode_stats'] where episodes end"),
     "events": Setting(bool, False, doc="the kernel writes events"),

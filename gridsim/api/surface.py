@@ -432,11 +432,17 @@ class LevelApi:
         limit = int(self.kernel.max_steps)
         return None if limit <= 0 else limit
 
+    def _setting_num_threads(self):
+        return self._num_threads_setting
+
     def _write_setting(self, key: str, text: str):
-        """Apply a written setting: stored now, used by each env at its next reset."""
+        """Apply a written setting (``max_steps`` at each env's next reset, ``num_threads`` from the next call)."""
         decl = self.SETTINGS[key]
         value = decl.parse(key, text)
         getattr(self, f"_write_setting_{key}")(value)
+
+    def _write_setting_num_threads(self, value):
+        self.num_threads = value
 
     def _write_setting_max_steps(self, value):
         if value is not None and value < 1:

@@ -193,6 +193,14 @@ def test_thread_count_is_a_setting():
     assert envs.num_threads == 3 and envs.read_property("settings.num_threads") == "3"
     assert make_vec(env_id, 4, num_threads=3, settings={"num_threads": "3"}).num_threads == 3
     assert make_vec(env_id, 4, settings={"num_threads": "AUTO"}).read_property("settings.num_threads") == "auto"
+    envs.write_property("settings.num_threads", "2")  # applies from the next call
+    assert envs.num_threads == 2 and envs.kernel.num_threads == 2
+    assert envs.read_property("settings.num_threads") == "2"
+    envs.write_property("settings.num_threads", "auto")
+    assert envs.read_property("settings.num_threads") == "auto" and envs.kernel.num_threads == envs.num_threads
+    with pytest.raises(ValueError, match="num_threads"):
+        envs.write_property("settings.num_threads", "0")
+    assert envs.read_property("settings.num_threads") == "auto"  # a refused write changes nothing
     with pytest.raises(ValueError, match="num_threads"):
         make_vec(env_id, 4, settings={"num_threads": "many"})
     for bad in (0, -1, 1.5, True, "many"):
