@@ -13,7 +13,7 @@ repeat (``gridsim.benchmark.measure_threads``), so noise on a shared machine hit
 Each repeat does about ``--env-steps`` env-steps (at least 10 calls).
 
 Output: one JSON line per (family, N, threads) on stdout, and with ``--outdir`` (default
-``bench/``) two files named after the machine (``threads-<cores>cores``): a Markdown table
+``bench/``) two files named after the machine and mode (``threads-<cores>cores-<mode>``): a Markdown table
 (``.md``: env-steps per second and speed-up over the first thread count) and a plot (``.png``,
 speed-up against threads, one line per N, one panel per family; needs matplotlib,
 ``pip install "gridsim[bench]"``).
@@ -130,14 +130,16 @@ def main(argv=None) -> int:
     if args.no_write:
         return 0
     info = machine_info()
-    name = f"threads-{info['cores']}cores"
+    name = f"threads-{info['cores']}cores-{args.mode}"
     machine = (f"{info['cpu_model']}, {info['cores']} cores; gridsim {info['gridsim']}, Python {info['python']}, "
                f"numpy {info['numpy']}; {datetime.date.today()}")
-    what = f"`{args.mode}` mode, best of {args.repeats} repeats of about {args.env_steps:,} env-steps"
+    call = "GridVectorEnv.step" if args.mode == "step" else "the bare kernel call"
+    repeats = f"{args.repeats} repeat{'s' if args.repeats > 1 else ''}"
+    what = f"{call}, best of {repeats} of about {args.env_steps:,} env-steps"
     args.outdir.mkdir(parents=True, exist_ok=True)
     table = markdown(rows, threads)
     text = (f"# Thread scaling on {info['cores']} cores\n\n{machine}. Env-steps per second ({what}) "
-            f"and speed-up over {threads[0]} thread(s), from `python bench/threads.py "
+            f"and speed-up over {threads[0]} thread{'s' if threads[0] > 1 else ''}, from `python bench/threads.py "
             f"{' '.join(sys.argv[1:])}`.\n\n{table}\n")
     (args.outdir / f"{name}.md").write_text(text, encoding="utf-8")
     if not args.no_plot:
