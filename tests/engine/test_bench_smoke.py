@@ -80,7 +80,7 @@ def test_threads_sweep_writes_a_table(tmp_path):
     assert {(r["family"], r["num_envs"], r["threads"]) for r in records} == {
         (f, n, int(t)) for f in ("nav", "kitchen") for n in (64, 300) for t in threads}
     assert all(r["speedup"] == 1.0 for r in records if r["threads"] == 1)
-    (table,) = tmp_path.glob("threads-*cores.md")
+    (table,) = tmp_path.glob("threads-*cores-step.md")
     text = table.read_text()
     assert "| kitchen | 300 |" in text and text.count("M/s") == 4 * len(threads)
 
