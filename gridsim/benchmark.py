@@ -106,10 +106,14 @@ def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
 
 
 def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step", repeats: int = 5,
-                    warmup: int = 10, level: str = "", obs_type: str = "") -> list[Measurement]:
+                    warmup: int = 10, warmup_seconds: float = 0.5, level: str = "",
+                    obs_type: str = "") -> list[Measurement]:
     """Time one mode of ``envs`` at each of ``thread_counts`` kernel threads.
 
-    The thread counts take turns within every repeat (their order reversed on every other
+    Each thread count first runs untimed for ``warmup`` calls and at least ``warmup_seconds``:
+    on a small virtual machine the first tenths of a second on threads can run at one
+    thread's speed, until the OS places the new threads on cores of their own. Then the
+    thread counts take turns within every repeat (their order reversed on every other
     repeat), so a noisy machine slows them alike. ``envs.num_threads`` is restored after.
     Returns one :class:`Measurement` per thread count, in the order given.
     """
@@ -121,8 +125,10 @@ def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step"
     try:
         for n in counts:
             envs.num_threads = n
-            for t in range(min(warmup, steps)):
-                fn(actions[t])
+            calls, t0 = 0, time.perf_counter()
+            while calls < warmup or time.perf_counter() - t0 < warmup_seconds:
+                fn(actions[calls % steps])
+                calls += 1
         for r in range(repeats):
             order = range(len(counts)) if r % 2 == 0 else reversed(range(len(counts)))
             for i in order:
