@@ -161,6 +161,7 @@ def test_dtype_observation_and_action_wrappers_convert_and_clip():
 
 def test_numpy_to_torch_returns_tensors():
     torch = pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")  # gymnasium's array conversion wrappers need it
     from gymnasium.wrappers.vector import NumpyToTorch
 
     env = NumpyToTorch(NavVectorEnv(3, level="nav/room1_small", max_episode_steps=3))
