@@ -20,7 +20,8 @@ from gridsim.api import (
     flatten_args,
 )
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
-from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError
+from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError, PolicyError
+from gridsim.evaluate import EvalResult, RandomPolicy, evaluate
 from gridsim.events import EventSpec
 from gridsim.kitchen import LevelParseError
 from gridsim.level import Level, make
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ActionSpec",
     "EnvironmentStatus",
+    "EvalResult",
     "EventSpec",
     "GridSimError",
     "GridVectorEnv",
@@ -49,11 +51,14 @@ __all__ = [
     "PropertyAttribute",
     "PropertyResult",
     "NavVectorEnv",
+    "PolicyError",
+    "RandomPolicy",
     "RobomanEnv",
     "RobomanVectorEnv",
     "Setting",
     "SettingsError",
     "TaskSampler",
+    "evaluate",
     "find_level",
     "flatten_args",
     "make",

@@ -1,4 +1,4 @@
-"""The ``gridsim`` command: ``bench``, ``list``, ``check`` and ``play``."""
+"""The ``gridsim`` command: ``bench``, ``eval``, ``list``, ``check`` and ``play``."""
 
 from __future__ import annotations
 
@@ -51,6 +51,110 @@ def _bench(args) -> int:
                     print(json.dumps({**info, **m.as_dict()}), file=sys.stderr)
     print(f"(env-steps per second, best of {args.repeats} repeats of {args.steps} steps; "
           f"speed-up of step() over {threads[0]} thread{'s' if threads[0] > 1 else ''})")
+    return 0
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Seeds from ``a:b`` (a to b - 1), ``a:b:step``, a comma list ``1,5,9`` or one int.
+
+    Raises:
+        ValueError: text in none of these forms, or a negative seed.
+    """
+    text = text.strip()
+    try:
+        if ":" in text:
+            parts = [int(p) for p in text.split(":")]
+            if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] < 1):
+                raise ValueError
+            seeds = list(range(*parts))
+        else:
+            seeds = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--seeds must be a:b, a:b:step (step >= 1) or a comma list of ints, got {text!r}") from None
+    if not seeds:
+        raise ValueError(f"--seeds {text!r} gives no seeds")
+    if min(seeds) < 0:
+        raise ValueError(f"--seeds {text!r}: seeds are non-negative")
+    return seeds
+
+
+def load_policy(spec: str):
+    """The policy named on the command line: ``random``, ``module:attr`` or a ``.pt`` / ``.pth`` file.
+
+    ``module:attr`` imports ``module`` (the working directory is on the path) and takes
+    ``attr``: a callable or a torch module is the policy; a class is instantiated without
+    arguments; ``module:attr()`` calls ``attr`` without arguments and uses what it returns (a
+    factory). A ``.pt`` file is a TorchScript file (``torch.jit.save``) or a whole module saved
+    with ``torch.save(module, path)`` (unpickled with ``weights_only=False``: load only files
+    you trust); a state dict needs its module class, so give ``module:attr`` instead.
+
+    Raises:
+        ValueError: a spec in none of these forms, or a checkpoint that is not a module.
+        ImportError: the module, or torch for a checkpoint, cannot be imported.
+    """
+    import importlib
+    import inspect
+
+    if spec == "random":
+        return "random"
+    if spec.endswith((".pt", ".pth")):
+        try:
+            import torch
+        except ImportError as e:
+            raise ImportError(f"--policy {spec}: loading a checkpoint needs torch (pip install torch)") from e
+        if not os.path.exists(spec):
+            raise ValueError(f"--policy {spec}: no such file")
+        try:
+            module = torch.jit.load(spec, map_location="cpu")
+        except (RuntimeError, ValueError):  # not TorchScript: a pickled module
+            module = torch.load(spec, map_location="cpu", weights_only=False)
+        if not isinstance(module, torch.nn.Module):
+            raise ValueError(f"--policy {spec} holds a {type(module).__name__}, not a module: save the whole "
+                             "module (torch.save(model, path) or torch.jit.save), or give module:attr")
+        return module.eval()
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    call = attr.endswith("()")
+    obj = importlib.import_module(module_name)
+    for name in attr.removesuffix("()").split("."):
+        obj = getattr(obj, name)
+    if call or inspect.isclass(obj):
+        obj = obj()
+    return obj
+
+
+def _eval(args) -> int:
+    import time
+
+    import gridsim
+
+    try:
+        seeds = parse_seeds(args.seeds)
+        policy = load_policy(args.policy)
+    except (ValueError, ImportError, AttributeError) as e:
+        print(f"gridsim eval: error: {e}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    result = gridsim.evaluate(policy, args.id, seeds, num_envs=args.num_envs, num_threads=args.num_threads,
+                              progress=args.progress)
+    seconds = time.perf_counter() - start
+    if args.out:
+        result.to_csv(args.out)
+    s = result.summary()
+    rows = [("return", s["return"]), ("success rate", s["success"]), ("length", s["length"])]
+    rows += [(name, s[name]) for name in result.extras if name in s]
+    print(f"{args.id}: policy {result.policy}, {result.num_envs} envs")
+    print(f"{'':<16} {'mean':>12} {'± 95% CI':>12} {'std':>12}")
+    for name, st in rows:
+        print(f"{name:<16} {st['mean']:>12.4f} {st['ci95']:>12.4f} {st['std']:>12.4f}")
+    print(f"{'episodes':<16} {len(result):>12}")
+    print(f"{'seconds':<16} {seconds:>12.3f}")
+    print(f"{'episodes/s':<16} {len(result) / seconds:>12.1f}")
+    if args.out:
+        print(f"wrote {args.out}")
     return 0
 
 
@@ -114,6 +218,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="kernel threads to time, each a count or 'auto' (default: 1); several take turns")
     b.add_argument("--json", action="store_true", help="also write JSON lines to stderr")
     b.set_defaults(fn=_bench)
+    e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
+    e.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-v0, nav/four_rooms)")
+    e.add_argument("--policy", default="random",
+                   help="random (uniform, respects action masks), module:attr (a callable, torch module, class, "
+                        "or module:factory()) or a .pt file (TorchScript, or a module saved whole)")
+    e.add_argument("--seeds", default="0:100", help="a:b, a:b:step or a comma list (default 0:100)")
+    e.add_argument("--out", default=None, help="write one CSV row per seed here")
+    e.add_argument("--num-envs", type=int, default=None, help="rows of the batch (default: one per seed, up to 1024)")
+    e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
+    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
+    e.set_defaults(fn=_eval)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
     lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
     lst.set_defaults(fn=_list)
@@ -124,6 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=_play)
     args = parser.parse_args(argv)
+    if args.command == "eval":
+        if args.progress is None:
+            args.progress = sys.stderr.isatty()
+        try:
+            args.num_threads = int(args.num_threads)
+        except ValueError:
+            pass  # "auto", checked by the env
     return args.fn(args)
 
 

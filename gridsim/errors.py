@@ -7,6 +7,7 @@ __all__ = [
     "InvalidActionError",
     "LevelError",
     "LevelNotFoundError",
+    "PolicyError",
 ]
 
 
@@ -49,6 +50,14 @@ class InvalidActionError(ValueError, AssertionError):
     """An action is outside the action space (out of range, wrong shape or dtype, NaN).
 
     It is also an ``AssertionError``, which is what gridroboman raised for bad actions.
+    """
+
+
+class PolicyError(InvalidActionError):
+    """A policy given to :func:`gridsim.evaluate` returned actions the env cannot take.
+
+    The message names the policy and says what was wrong (shape, dtype or range). It is an
+    :class:`InvalidActionError`, so code that catches bad actions catches it too.
     """
 
 
