@@ -104,6 +104,23 @@ def test_bench_events_prints_json_lines():
     assert len(timed) == 3 * 6 * 2 and all(r["env_steps_per_s"] > 0 for r in timed)
 
 
+def test_bench_eval_prints_json_lines():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, "bench/bench_eval.py", "--seeds", "20", "--num-envs", "8", "--repeats", "1"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["family"], r["policy"]) for r in records] == [
+        (f, p) for f in ("nav", "roboman", "kitchen") for p in ("obs", "random")]
+    for r in records:
+        assert MACHINE_KEYS <= r.keys()
+        assert r["bench"] == "bench_eval" and r["seeds"] == 20 and r["num_envs"] == 8
+        assert r["eval_s"] > 0 and r["step_s"] > 0 and r["ratio"] > 0 and 0 < r["row_use"] <= 1
+
+
 def test_gridsim_bench_times_any_level_by_name(capsys):
     from gridsim.cli import main
 
