@@ -7,13 +7,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gridsim.vector import batch_action_masks
+
 
 class SingleEnvView(gym.Env):
     """A ``gymnasium.Env`` that drives row 0 of a one-row vector env of ``vector_class``.
 
     It returns copies (fresh arrays, Python scalars), does not reset by itself, and
     keeps stepping past the end of an episode. ``get_state`` / ``set_state`` take
-    ``index=0``.
+    ``index=0``. :meth:`action_masks` gives the valid actions (True = valid) for maskable
+    PPO; wrappers reach it with ``env.get_wrapper_attr("action_masks")``.
     """
 
     vector_class: type = None  # set by each family
@@ -70,6 +73,15 @@ class SingleEnvView(gym.Env):
         if self.render_mode == "human":
             self.render()
         return obs[0].copy(), float(reward[0]), bool(term[0]), bool(trunc[0]), self._row_info(infos)
+
+    def action_masks(self) -> np.ndarray:
+        """The valid actions of the current state as bool (n,), **True = valid**.
+
+        Row 0 of the vector env's ``action_masks()`` where the family has one (gridroboman),
+        else all True. ``n`` is ``Discrete(n)``'s n, or ``sum(nvec)`` for a ``MultiDiscrete``
+        joint action (the components' masks side by side).
+        """
+        return batch_action_masks(self._vec)[0].copy()
 
     @staticmethod
     def _row_info(infos: dict) -> dict:

@@ -23,7 +23,8 @@ from gridsim.api.settings import settings_table
 from gridsim.errors import GridSimError, InvalidActionError
 from gridsim.rng import derive_keys, entropy_seed
 
-__all__ = ["GridVectorEnv", "parse_autoreset_mode", "parse_num_threads", "AUTORESET_CODES"]
+__all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
+           "AUTORESET_CODES"]
 
 AUTORESET_CODES = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
@@ -72,6 +73,31 @@ def parse_num_threads(num_threads: int | str) -> int:
             "(`pip install --force-reinstall --no-binary gridsim gridsim`, or `pip install -e .` from a checkout)"
         )
     return int(num_threads)
+
+
+def action_mask_width(space: gym.spaces.Space) -> int:
+    """The length of one env's action mask: ``n`` for ``Discrete(n)``, ``sum(nvec)`` for ``MultiDiscrete``.
+
+    A ``MultiDiscrete`` mask is the masks of its components side by side, as maskable PPO
+    implementations (sb3-contrib's ``MaskablePPO``) read it. Other spaces raise TypeError.
+    """
+    if isinstance(space, gym.spaces.Discrete):
+        return int(space.n)
+    if isinstance(space, gym.spaces.MultiDiscrete) and space.nvec.ndim == 1:
+        return int(space.nvec.sum())
+    raise TypeError(f"action masks need a Discrete or a 1-d MultiDiscrete action space, not {space}")
+
+
+def batch_action_masks(envs) -> np.ndarray:
+    """Every env's valid actions as bool (N, width), **True = valid**.
+
+    The env's own ``action_masks()`` where its family has one (gridroboman), else all True
+    (every action is legal in the other families). The width is :func:`action_mask_width`.
+    """
+    own = getattr(envs, "action_masks", None)
+    if own is not None:
+        return np.asarray(own(), dtype=np.bool_)
+    return np.ones((envs.num_envs, action_mask_width(envs.single_action_space)), np.bool_)
 
 
 # The end of every family docstring's ``## Arguments``: the common arguments, then the settings table.
