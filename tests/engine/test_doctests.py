@@ -40,4 +40,6 @@ def test_readme_python_blocks_run():
     assert blocks
     namespace: dict = {}
     for block in blocks:
+        if "stable_baselines3" in block:  # trains for minutes; tests/integrations/test_sb3.py runs the same calls
+            continue
         exec(compile(block, str(readme), "exec"), namespace)  # noqa: S102 - the README's own examples
