@@ -1,0 +1,449 @@
+"""PPO on any gridsim env, in one file (CleanRL-style, torch on the CPU).
+
+Usage::
+
+    python examples/ppo.py --env-id gridsim/Nav-four_rooms-v0 --total-timesteps 300000
+    python examples/ppo.py --level roboman:LiftRed --num-envs 64
+    python examples/ppo.py --env-id gridsim/Kitchen-open-divider_salad-v0 --shaping item_chopped=0.1,items_merged=0.2
+
+The gridsim vector env steps every env in one kernel call (``--num-threads`` splits the
+call over cores). Observations are encoded from their space alone, for any level:
+integer boxes with small bounds (the navigation coordinates) become one one-hot vector
+per axis, other boxes are scaled to [0, 1] from their bounds. Discrete and MultiDiscrete
+action spaces are supported (a MultiDiscrete action is one categorical per component:
+the kitchen's joint view); ``infos["action_mask"]`` (gridroboman; 1 = masked out) masks
+the logits. The kitchen's agent-rows view (``--env-kwargs '{"agent_rows": true}'``)
+trains one shared policy over every agent's row.
+
+Navigation mazes whose goal a random walk never finds (``nav/maze32``) can train from
+random starts (``--random-starts``: every episode starts on a uniformly drawn open cell,
+through the ``start`` reset option), which is a start-state distribution, not a change of
+task: the evaluation starts where the level says.
+
+Rewards can be shaped from the kernel's events (``--shaping name=bonus,...``, e.g. the
+kitchen's ``item_chopped`` and ``items_merged``); the evaluation always measures the
+unshaped task. At the end the policy is evaluated with :func:`gridsim.evaluate` over
+``--eval-seeds`` fresh seeds (not used in training) and the last line printed is JSON:
+``{"env_id", "success_rate", "mean_return", "sps", "env_share", ...}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+import gridsim
+
+# Training seeds start here; evaluation seeds start at EVAL_SEED_BASE, far from any training seed.
+EVAL_SEED_BASE = 10**9
+ONE_HOT_MAX = 4096  # integer boxes with more values than this are scaled instead
+
+
+def parse_args(argv=None):
+    """The command line (see ``--help``)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--env-id", help="a registered id, e.g. gridsim/Nav-four_rooms-v0")
+    src.add_argument("--level", help="a gridsim.make level name, e.g. nav/maze32 or roboman:LiftRed")
+    p.add_argument("--level-directory", default=None, help="extra folder searched for --level")
+    p.add_argument("--env-kwargs", type=json.loads, default={}, help="JSON dict of env keyword arguments")
+    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--num-steps", type=int, default=128, help="rollout length per env and update")
+    p.add_argument("--total-timesteps", type=int, default=500_000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--num-threads", default="1", help="kernel threads (an int or auto)")
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--learning-rate", type=float, default=2.5e-4)
+    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--gamma", type=float, default=0.99)
+    p.add_argument("--gae-lambda", type=float, default=0.95)
+    p.add_argument("--num-minibatches", type=int, default=4)
+    p.add_argument("--update-epochs", type=int, default=4)
+    p.add_argument("--clip-coef", type=float, default=0.2)
+    p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--vf-coef", type=float, default=0.5)
+    p.add_argument("--max-grad-norm", type=float, default=0.5)
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--train-episode-steps", type=int, default=None,
+                   help="time limit of training episodes (evaluation keeps the env's own)")
+    p.add_argument("--random-starts", action="store_true",
+                   help="navigation: start training episodes on random open cells (evaluation: the level's start)")
+    p.add_argument("--shaping", default="", help="event bonuses while training: name=bonus,name=bonus")
+    p.add_argument("--eval-seeds", type=int, default=1000, help="episodes of the final evaluation (0: none)")
+    p.add_argument("--checkpoint", type=Path, default=None, help="where to save the trained model")
+    p.add_argument("--curve", type=Path, default=None, help="write the learning curve (PNG; needs matplotlib)")
+    p.add_argument("--log-every", type=int, default=10, help="updates between progress lines")
+    return p.parse_args(argv)
+
+
+# ------------------------------------------------------------------ the env
+
+
+def make_envs(args):
+    """The gridsim vector env (SAME_STEP autoreset: a done row's next observation starts its next episode)."""
+    kwargs = dict(args.env_kwargs, num_threads=args.num_threads, autoreset_mode="SameStep")
+    if args.train_episode_steps:
+        kwargs["max_episode_steps"] = args.train_episode_steps
+    if args.shaping:
+        kwargs["events"] = True
+    if args.env_id:
+        envs = gym.make_vec(args.env_id, num_envs=args.num_envs, vectorization_mode="vector_entry_point", **kwargs)
+        return envs.unwrapped
+    if args.level_directory:
+        kwargs["level_directory"] = args.level_directory
+    return gridsim.make(args.level, args.num_envs, **kwargs)
+
+
+def env_name(args) -> str:
+    """The id or level name trained on, as the JSON line reports it."""
+    return args.env_id or args.level
+
+
+class ObsEncoder:
+    """Observations as float vectors, from the observation space alone."""
+
+    def __init__(self, space: gym.spaces.Box):
+        self.shape = space.shape
+        low = np.broadcast_to(space.low, space.shape).astype(np.float64).ravel()
+        high = np.broadcast_to(space.high, space.shape).astype(np.float64).ravel()
+        counts = high - low + 1
+        self.one_hot = (np.issubdtype(space.dtype, np.integer) and np.isfinite(counts).all()
+                        and counts.sum() <= ONE_HOT_MAX and (high > 1).any())
+        # Few enough joint values (a navigation map's cells): one one-hot over them, so any
+        # function of the position is one weight per cell. Otherwise one one-hot per axis.
+        self.joint = self.one_hot and float(np.prod(counts)) <= ONE_HOT_MAX
+        if self.joint:
+            self.low = torch.as_tensor(low, dtype=torch.long)
+            strides = np.concatenate([np.cumprod(counts[::-1])[::-1][1:], [1]])
+            self.strides = torch.as_tensor(strides, dtype=torch.long)
+            self.size = int(np.prod(counts))
+        elif self.one_hot:
+            self.low = torch.as_tensor(low, dtype=torch.long)
+            self.offsets = torch.as_tensor(np.concatenate([[0], np.cumsum(counts)[:-1]]), dtype=torch.long)
+            self.size = int(counts.sum())
+        else:
+            finite = np.isfinite(low) & np.isfinite(high) & (high > low)
+            self.low = torch.as_tensor(np.where(finite, low, 0.0), dtype=torch.float32)
+            self.scale = torch.as_tensor(np.where(finite, 1.0 / np.where(finite, high - low, 1.0), 1.0),
+                                         dtype=torch.float32)
+            self.size = int(low.size)
+
+    def __call__(self, obs: np.ndarray) -> torch.Tensor:
+        """A batch of observations as a float tensor (batch, size)."""
+        x = torch.as_tensor(np.array(obs).reshape(len(obs), -1))  # a copy: evaluate passes a read-only view
+        if self.joint:
+            index = ((x.long() - self.low).clamp_min(0) * self.strides).sum(1, keepdim=True)
+            return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
+        if self.one_hot:
+            index = (x.long() - self.low).clamp_min(0) + self.offsets
+            out = torch.zeros(len(x), self.size)
+            out.scatter_(1, index, 1.0)
+            return out
+        return (x.float() - self.low) * self.scale
+
+
+class Agent(nn.Module):
+    """Separate actor and critic MLPs; one categorical head per action component."""
+
+    def __init__(self, encoder: ObsEncoder, action_space, hidden: int):
+        super().__init__()
+        self.encoder = encoder
+        self.nvec = [int(action_space.n)] if isinstance(action_space, gym.spaces.Discrete) else \
+            [int(n) for n in action_space.nvec]
+
+        def mlp(out: int, gain: float) -> nn.Sequential:
+            layers = [nn.Linear(encoder.size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+                      nn.Linear(hidden, out)]
+            for layer in layers:
+                if isinstance(layer, nn.Linear):
+                    nn.init.orthogonal_(layer.weight, math.sqrt(2))
+                    nn.init.zeros_(layer.bias)
+            nn.init.orthogonal_(layers[-1].weight, gain)
+            return nn.Sequential(*layers)
+
+        self.actor = mlp(sum(self.nvec), 0.01)
+        self.critic = mlp(1, 1.0)
+
+    def value(self, x: torch.Tensor) -> torch.Tensor:
+        """The critic's value of encoded observations."""
+        return self.critic(x).squeeze(-1)
+
+    def dists(self, x: torch.Tensor, mask: torch.Tensor | None):
+        """One categorical per action component; invalid actions (``mask`` False) get no mass."""
+        logits = self.actor(x)
+        if mask is not None:  # True = valid
+            logits = logits.masked_fill(~mask, -1e8)
+        return [torch.distributions.Categorical(logits=part) for part in torch.split(logits, self.nvec, dim=-1)]
+
+    def act(self, x, mask=None, action=None):
+        """Sample (or score ``action``): returns action, log-prob, entropy, value."""
+        dists = self.dists(x, mask)
+        if action is None:
+            action = torch.stack([d.sample() for d in dists], dim=-1)
+        logp = torch.stack([d.log_prob(action[:, k]) for k, d in enumerate(dists)], dim=-1).sum(-1)
+        entropy = torch.stack([d.entropy() for d in dists], dim=-1).sum(-1)
+        return action, logp, entropy, self.value(x)
+
+    @torch.no_grad()
+    def greedy(self, obs: np.ndarray, infos: dict | None = None) -> np.ndarray:
+        """The greedy policy on a batch of observations, as ``gridsim.evaluate`` calls it."""
+        mask = valid_mask(infos, len(obs), sum(self.nvec))
+        logits = self.actor(self.encoder(obs))
+        if mask is not None:
+            logits = logits.masked_fill(~mask, -1e8)
+        acts = torch.stack([part.argmax(-1) for part in torch.split(logits, self.nvec, dim=-1)], dim=-1)
+        acts = acts.numpy().astype(np.int64)
+        return acts[:, 0] if len(self.nvec) == 1 else acts
+
+
+def valid_mask(infos: dict | None, n: int, width: int) -> torch.Tensor | None:
+    """``infos["action_mask"]`` (1 = masked out) as a bool tensor, True = valid."""
+    if not infos or "action_mask" not in infos:
+        return None
+    mask = torch.as_tensor(np.asarray(infos["action_mask"]) == 0).reshape(n, -1)
+    return mask if mask.shape[1] == width else None
+
+
+def event_bonus(envs, shaping: dict[str, float]) -> np.ndarray:
+    """Each row's shaping bonus from this step's kernel events."""
+    names = [spec.name for spec in envs.EVENT_SPECS]
+    weights = np.zeros(len(names) + 1)
+    for name, bonus in shaping.items():
+        weights[names.index(name) + 1] = bonus  # event types are 1-based
+    ev = envs.events_batch()
+    return np.bincount(ev["env"], weights=weights[ev["type"]], minlength=envs.num_envs).astype(np.float32)
+
+
+class RandomStarts:
+    """Uniform start cells over a navigation map's open, non-terminal cells."""
+
+    def __init__(self, envs, seed: int):
+        from gridsim.families import family_of
+        from gridsim.nav.alphabet import F_TERMINAL, F_WALKABLE
+
+        if family_of(envs).name != "nav":
+            raise SystemExit("--random-starts is for navigation levels")
+        flags = envs.state.tile_flags[envs.level.tiles]
+        self.cells = np.argwhere((flags & F_WALKABLE != 0) & (flags & F_TERMINAL == 0))
+        self.rng = np.random.default_rng(seed)
+        self.num_envs = envs.num_envs
+
+    def __call__(self) -> np.ndarray:
+        """One start (row, col) per env, as ``options["start"]`` takes them."""
+        return self.cells[self.rng.integers(len(self.cells), size=self.num_envs)]
+
+
+def parse_shaping(text: str, envs) -> dict[str, float]:
+    """``name=bonus,...`` as a dict, checked against the env's event names."""
+    if not text:
+        return {}
+    names = [spec.name for spec in envs.EVENT_SPECS]
+    out = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        if name not in names:
+            raise SystemExit(f"--shaping: unknown event {name!r}; this env's events are {names}")
+        out[name] = float(value)
+    return out
+
+
+# ------------------------------------------------------------------ training
+
+
+def train(args):
+    """Train a PPO agent; returns the agent, its learning curve and throughput figures."""
+    torch.set_num_threads(args.torch_threads)
+    torch.manual_seed(args.seed)
+    envs = make_envs(args)
+    shaping = parse_shaping(args.shaping, envs)
+    encoder = ObsEncoder(envs.single_observation_space)
+    agent = Agent(encoder, envs.single_action_space, args.hidden)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
+    N, T = envs.num_envs, args.num_steps
+    heads = len(agent.nvec)
+    width = sum(agent.nvec)
+    batch = N * T
+    updates = max(1, args.total_timesteps // batch)
+
+    obs_buf = torch.zeros(T, N, encoder.size)
+    act_buf = torch.zeros(T, N, heads, dtype=torch.long)
+    logp_buf, rew_buf, done_buf, val_buf = (torch.zeros(T, N) for _ in range(4))
+    mask_buf = torch.ones(T, N, width, dtype=torch.bool)
+
+    starts = RandomStarts(envs, args.seed) if args.random_starts else None
+    options = {"start": starts()} if starts else None
+    obs, infos = envs.reset(seed=args.seed * 1_000_003, options=options)
+    next_x = encoder(obs)
+    next_mask = valid_mask(infos, N, width)
+    next_done = torch.zeros(N)
+    curve, recent = [], {"return": [], "success": [], "length": [], "bonus": []}
+    bonus_sum = np.zeros(N, dtype=np.float32)  # each row's shaping bonus so far this episode
+    env_seconds, start = 0.0, time.perf_counter()
+    for update in range(1, updates + 1):
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - (update - 1) / updates)
+        for t in range(T):
+            obs_buf[t], done_buf[t] = next_x, next_done
+            if next_mask is not None:
+                mask_buf[t] = next_mask
+            with torch.no_grad():
+                action, logp, _, value = agent.act(next_x, next_mask)
+            act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
+            a = action.numpy()
+            t0 = time.perf_counter()
+            obs, reward, term, trunc, infos = envs.step(a[:, 0] if heads == 1 else a)
+            env_seconds += time.perf_counter() - t0
+            reward = np.asarray(reward, dtype=np.float32)
+            if shaping:
+                bonus = event_bonus(envs, shaping)
+                reward = reward + bonus
+                bonus_sum += bonus
+                ended_now = term | trunc
+                recent["bonus"].extend(bonus_sum[ended_now].tolist())
+                bonus_sum[ended_now] = 0.0
+            if trunc.any():  # bootstrap a time limit from the final state's value
+                rows = np.flatnonzero(trunc & ~term)
+                if len(rows):
+                    final = np.stack(infos["final_obs"][rows])
+                    with torch.no_grad():
+                        reward[rows] += args.gamma * agent.value(encoder(final)).numpy()
+            rew_buf[t] = torch.as_tensor(reward)
+            ended = term | trunc
+            if starts and ended.any():  # the rows that just started an episode start again elsewhere
+                obs, _ = envs.reset(options={"reset_mask": ended, "start": starts()})
+            next_x = encoder(obs)
+            next_mask = valid_mask(infos, N, width)
+            next_done = torch.as_tensor(term | trunc, dtype=torch.float32)
+            record_episodes(infos, term, recent)
+
+        with torch.no_grad():  # generalized advantage estimation
+            next_value = agent.value(next_x)
+            adv = torch.zeros(T, N)
+            last = torch.zeros(N)
+            for t in reversed(range(T)):
+                nonterminal = 1.0 - (next_done if t == T - 1 else done_buf[t + 1])
+                nv = next_value if t == T - 1 else val_buf[t + 1]
+                delta = rew_buf[t] + args.gamma * nv * nonterminal - val_buf[t]
+                last = delta + args.gamma * args.gae_lambda * nonterminal * last
+                adv[t] = last
+            ret = adv + val_buf
+
+        b_obs, b_act, b_logp = obs_buf.reshape(batch, -1), act_buf.reshape(batch, heads), logp_buf.reshape(-1)
+        b_adv, b_ret, b_mask = adv.reshape(-1), ret.reshape(-1), mask_buf.reshape(batch, width)
+        use_mask = next_mask is not None
+        mb = batch // args.num_minibatches
+        for _ in range(args.update_epochs):
+            perm = torch.randperm(batch)
+            for s in range(0, batch, mb):
+                idx = perm[s:s + mb]
+                _, logp, entropy, value = agent.act(b_obs[idx], b_mask[idx] if use_mask else None, b_act[idx])
+                ratio = (logp - b_logp[idx]).exp()
+                a = b_adv[idx]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                v_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
+                loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+                optimizer.step()
+
+        steps = update * batch
+        if recent["return"]:
+            elapsed = time.perf_counter() - start
+            point = {"step": steps, "seconds": round(elapsed, 1), "return": float(np.mean(recent["return"])),
+                     "success": float(np.mean(recent["success"])), "length": float(np.mean(recent["length"]))}
+            if recent["bonus"]:
+                point["bonus"] = float(np.mean(recent["bonus"]))
+            curve.append(point)
+            recent = {k: [] for k in recent}
+            if update % args.log_every == 0 or update == updates:
+                bonus = f"  bonus {point['bonus']:6.2f}" if "bonus" in point else ""
+                print(f"step {steps:>9,}  return {point['return']:8.3f}  success {point['success']:.3f}  "
+                      f"length {point['length']:7.1f}{bonus}  sps {steps / elapsed:8.0f}  "
+                      f"env share {env_seconds / elapsed:.0%}", flush=True)
+    elapsed = time.perf_counter() - start
+    envs.close()
+    return agent, curve, {"sps": updates * batch / elapsed, "env_share": env_seconds / elapsed,
+                          "train_seconds": elapsed, "timesteps": updates * batch}
+
+
+def record_episodes(infos: dict, term: np.ndarray, recent: dict):
+    """Append the return, length and success of every episode that ended on this step."""
+    stats = infos.get("final_info", infos).get("episode_stats")
+    if stats is None:
+        return
+    ended = stats["_return"]
+    if not ended.any():
+        return
+    recent["return"].extend(stats["return"][ended].tolist())
+    recent["length"].extend(stats["length"][ended].tolist())
+    success = stats["success"][ended] if "success" in stats else term[ended]
+    recent["success"].extend(np.asarray(success, dtype=float).tolist())
+
+
+def plot_curve(curve: list[dict], path: Path, title: str):
+    """Success and return of the training episodes against env steps, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
+    steps = [p["step"] for p in curve]
+    ax[0].plot(steps, [p["success"] for p in curve])
+    ax[0].set_ylabel("success (training episodes)")
+    ax[0].set_ylim(-0.02, 1.02)
+    ax[1].plot(steps, [p["return"] for p in curve])
+    ax[1].set_ylabel("return (unshaped)")
+    for a in ax:
+        a.set_xlabel("env steps")
+        a.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    """Train, save, plot, evaluate, and print the JSON summary line last."""
+    args = parse_args(argv)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    agent, curve, stats = train(args)
+    name = env_name(args)
+    if args.checkpoint:
+        args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"model": agent.state_dict(), "args": vars(args) | {"checkpoint": str(args.checkpoint),
+                                                                          "curve": str(args.curve)}},
+                   args.checkpoint)
+    if args.curve and curve:
+        plot_curve(curve, args.curve, f"{name}: {stats['timesteps']:,} steps, {stats['train_seconds']:.0f} s")
+    out = {"env_id": name, "success_rate": None, "mean_return": None,
+           "sps": round(stats["sps"]), "env_share": round(stats["env_share"], 3),
+           "train_seconds": round(stats["train_seconds"], 1), "timesteps": stats["timesteps"]}
+    if args.eval_seeds > 0:
+        env = args.env_id or args.level
+        env_kwargs = dict(args.env_kwargs)
+        if args.level_directory:
+            env_kwargs["level_directory"] = args.level_directory
+        seeds = np.arange(EVAL_SEED_BASE, EVAL_SEED_BASE + args.eval_seeds)
+        result = gridsim.evaluate(agent.greedy, env, seeds, env_kwargs=env_kwargs or None)
+        summary = result.summary()
+        out["success_rate"] = summary["success"]["mean"]
+        out["mean_return"] = summary["return"]["mean"]
+        out["eval_episodes"] = len(result)
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
