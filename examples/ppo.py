@@ -79,7 +79,8 @@ def parse_args(argv=None):
                    help="navigation: start training episodes on random open cells (evaluation: the level's start)")
     p.add_argument("--shaping", default="", help="event bonuses while training: name=bonus,name=bonus")
     p.add_argument("--eval-seeds", type=int, default=1000, help="episodes of the final evaluation (0: none)")
-    p.add_argument("--checkpoint", type=Path, default=None, help="where to save the trained model")
+    p.add_argument("--checkpoint", type=Path, default=None,
+                   help="where to save the trained model (default: runs/<env>-seed<seed>.pt)")
     p.add_argument("--curve", type=Path, default=None, help="write the learning curve (PNG; needs matplotlib)")
     p.add_argument("--log-every", type=int, default=10, help="updates between progress lines")
     return p.parse_args(argv)
@@ -420,6 +421,8 @@ def main(argv=None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     agent, curve, stats = train(args)
     name = env_name(args)
+    if args.checkpoint is None:
+        args.checkpoint = Path("runs") / f"{name.replace('/', '_').replace(':', '_')}-seed{args.seed}.pt"
     if args.checkpoint:
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
         torch.save({"model": agent.state_dict(), "args": vars(args) | {"checkpoint": str(args.checkpoint),
