@@ -12,24 +12,32 @@ import warnings
 def _bench(args) -> int:
     import gridsim
     from gridsim.benchmark import machine_info, make_actions, measure, measure_threads
+    from gridsim.errors import LevelNotFoundError
     from gridsim.families import family_row
     from gridsim.level import load_level
     from gridsim.vector import parse_num_threads
 
+    # Resolve the level and the thread counts before the table header, so that a mistake is
+    # one line of error, not a traceback after the header.
+    try:
+        threads = [parse_num_threads(t) for t in args.threads]
+        level, _ = load_level(args.level, args.level_directory)
+    except (LevelNotFoundError, ValueError, TypeError) as e:
+        print(f"gridsim bench: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 2
     info = machine_info()
-    threads = [parse_num_threads(t) for t in args.threads]
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "
           f"level {args.level}, {args.num_envs} envs, kernel threads {' '.join(map(str, threads))}")
     header = (f"{'observation':<12} {'threads':>7} {'kernel call':>16} {'step()':>16} {'step/kernel':>12} "
               f"{'ns/env-step':>12} {'speed-up':>9}")
     print(header)
     print("-" * len(header))
-    level, _ = load_level(args.level)
     fam = family_row(level.family)
     obs_types = args.obs or list(fam.bench_obs_types)
     for obs_type in obs_types:
         # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
-        envs = gridsim.make(args.level, args.num_envs, num_threads=threads[0], **fam.bench_kwargs,
+        envs = gridsim.make(args.level, args.num_envs, level_directory=args.level_directory,
+                            num_threads=threads[0], **fam.bench_kwargs,
                             **({"obs_type": obs_type} if obs_type else {}))
         obs_type = envs.read_property("settings.obs_type")
         envs.reset(seed=args.seed)
@@ -201,17 +209,39 @@ def _play(args) -> int:
     return play_main(args.rest)
 
 
+def _version() -> str:
+    """The installed distribution's version (no kernel import), else the package's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gridsim")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        import gridsim
+
+        return gridsim.__version__
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridsim`` console script."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads would share our core
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["play"]:
+        # play parses its own arguments; argparse.REMAINDER would drop options before the id.
+        from gridsim.play import main as play_main
+
+        return play_main(argv[1:])
     parser = argparse.ArgumentParser(prog="gridsim", description="Batched grid worlds.")
+    parser.add_argument("--version", action="version", version=f"gridsim {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("bench", help="throughput of a level, by name (env-steps per second)")
-    b.add_argument("--level", default="nav/room5_medium")
-    b.add_argument("--num-envs", type=int, default=4096)
-    b.add_argument("--steps", type=int, default=200)
-    b.add_argument("--repeats", type=int, default=5)
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--level", default="nav/room5_medium",
+                   help="a level name, as gridsim.make takes it (default: nav/room5_medium)")
+    b.add_argument("--level-directory", default=None, metavar="DIR",
+                   help="a folder searched for --level before the built-in levels")
+    b.add_argument("--num-envs", type=int, default=4096, help="envs in the batch (default: 4096)")
+    b.add_argument("--steps", type=int, default=200, help="batched steps per repeat (default: 200)")
+    b.add_argument("--repeats", type=int, default=5, help="timed repeats; the best is reported (default: 5)")
+    b.add_argument("--seed", type=int, default=0, help="seed of the reset and of the random actions (default: 0)")
     b.add_argument("--obs", nargs="+", default=None,
                    help="observation types to time (navigation default: coords view image; else the level's)")
     b.add_argument("--threads", nargs="+", default=["1"], metavar="N",
