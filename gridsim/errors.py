@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "GridSimError",
     "InvalidActionError",
     "LevelError",
     "LevelNotFoundError",
     "PolicyError",
+    "close_matches",
+    "did_you_mean",
 ]
+
+
+def close_matches(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """The names in ``choices`` closest to ``name`` (:func:`difflib.get_close_matches`), best first."""
+    return difflib.get_close_matches(name, list(choices), n=n)
+
+
+def did_you_mean(matches: list[str]) -> str:
+    """``"; did you mean 'a'?"`` (or ``'a' or 'b'``) for error messages, ``""`` without matches."""
+    if not matches:
+        return ""
+    return "; did you mean " + " or ".join(repr(m) for m in matches) + "?"
 
 
 class LevelError(ValueError):
@@ -37,13 +54,21 @@ class LevelError(ValueError):
 
 
 class LevelNotFoundError(FileNotFoundError):
-    """No level matches a name; the message lists every path that was tried."""
+    """No level matches a name; the message names the closest levels and lists every path tried.
 
-    def __init__(self, name: str, tried: list[str]):
+    Attributes:
+        name: the name as given.
+        tried: every path that was tried.
+        suggestions: the existing names closest to ``name``, best first (may be empty).
+    """
+
+    def __init__(self, name: str, tried: list[str], suggestions: list[str] | None = None):
         self.name = name
         self.tried = list(tried)
+        self.suggestions = list(suggestions or [])
         lines = "\n".join(f"  {p}" for p in self.tried)
-        super().__init__(f"level {name!r} not found; tried:\n{lines}")
+        # The suggestion stays on the first line, which is what the command line prints.
+        super().__init__(f"level {name!r} not found{did_you_mean(self.suggestions)}; tried:\n{lines}")
 
 
 class InvalidActionError(ValueError, AssertionError):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from gridsim.errors import LevelNotFoundError
+from gridsim.errors import LevelNotFoundError, close_matches
 from gridsim.textmap import ParsedLevel, parse_level_text
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "builtin_root",
     "find_level",
     "import_level_module",
+    "level_names",
     "read_level",
     "resolve_level",
 ]
@@ -131,7 +132,42 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
         if found is not None:
             path, builtin = found
             return LevelSource(candidate_name, argument, _kind(path), path, builtin=builtin)
-    raise LevelNotFoundError(level, tried)
+    known = level_names(level_directory, text_only=text_only)
+    suggestions = close_matches(names[-1], known) or close_matches(name, known)
+    if not text_only and name.startswith("gridsim/"):
+        # Callers that take an id or a level name (evaluate, gridsim eval) end here for a misspelt id.
+        import gymnasium as gym
+
+        suggestions = close_matches(name, [k for k in gym.registry if k.startswith("gridsim/")]) + suggestions
+    raise LevelNotFoundError(level, tried, suggestions)
+
+
+def level_names(level_directory: str | Path | None = None, *, text_only: bool = False) -> list[str]:
+    """Sorted names of the levels in ``level_directory`` and among the built-ins.
+
+    A name is a ``.txt`` or ``.py`` file's path below its root without the suffix, or a
+    package folder's (``<name>/__init__.py``); hidden and private (``_``) parts are skipped.
+    Used to suggest the closest names when a level is not found.
+    """
+    names: set[str] = set()
+    roots = ([Path(level_directory)] if level_directory is not None else []) + [builtin_root()]
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for path in root.rglob("*.txt" if text_only else "*.*"):
+            if path.suffix not in (".txt", ".py"):
+                continue
+            rel = path.relative_to(root)
+            if rel.name == "__init__.py":
+                rel = rel.parent
+                if rel == Path("."):
+                    continue
+            else:
+                rel = rel.with_suffix("")
+            if any(part.startswith(("_", ".")) for part in rel.parts):
+                continue
+            names.add(rel.as_posix())
+    return sorted(names)
 
 
 def _search(name: str, level_directory: str | Path | None, text_only: bool,

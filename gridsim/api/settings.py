@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gridsim.errors import close_matches, did_you_mean
+
 __all__ = [
     "COMMON_SETTINGS",
     "settings_table",
@@ -210,9 +212,13 @@ def accepts_settings(init: Callable) -> Callable:
     sig = inspect.signature(init)
     var_keyword = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
+    own = {p.name for p in sig.parameters.values()
+           if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)} - {"self"}
+
     @functools.wraps(init)
     def wrapper(self, *args, settings: Mapping[str, Any] | None = None, **kwargs):
         kwargs = merge_settings(type(self).SETTINGS, settings, kwargs)
+        _check_keywords(self, wrapper, own | {"settings"}, var_keyword is not None, kwargs)
         bound = sig.bind(self, *args, **kwargs)
         bound.apply_defaults()
         # The common keyword arguments a family passes on (**common) count as its own.
@@ -225,6 +231,32 @@ def accepts_settings(init: Callable) -> Callable:
                   inspect.Parameter("settings", inspect.Parameter.KEYWORD_ONLY, default=None))
     wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     return wrapper
+
+
+def _check_keywords(env, wrapper: Callable, own: set[str], forwards: bool, kwargs: Mapping[str, Any]) -> None:
+    """Raise a TypeError naming the valid keyword arguments and the closest one for an unknown name.
+
+    Every family constructor (hence :func:`gridsim.make` and ``gymnasium.make_vec``) passes
+    through here. A constructor with ``**kwargs`` forwards them to its base class, whose
+    keyword arguments count as its own.
+    """
+    valid = set(own)
+    if forwards:
+        owner = next(c for c in type(env).__mro__ if c.__dict__.get("__init__") is wrapper)
+        try:
+            base = inspect.signature(super(owner, env).__init__).parameters.values()
+        except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+            return
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in base):
+            return  # the base takes anything: nothing to check here
+        valid |= {p.name for p in base if p.kind is not inspect.Parameter.VAR_POSITIONAL}
+    unknown = [k for k in kwargs if k not in valid]
+    if not unknown:
+        return
+    public = sorted(k for k in valid if not k.startswith("_"))
+    key = unknown[0]
+    raise TypeError(f"{type(env).__name__}() got an unexpected keyword argument {key!r}"
+                    f"{did_you_mean(close_matches(key, public))}; its keyword arguments are {', '.join(public)}")
 
 
 # The settings every family's vector env takes (``gridsim.vector.GridVectorEnv``).

@@ -1,0 +1,63 @@
+"""Misspelt keyword arguments, ids and level names: the errors name the closest valid names."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import gridsim
+from gridsim.lookup import level_names
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gridsim.make("nav/four_rooms", 4, obs_typ="view"),
+    lambda: gym.make_vec("gridsim/Nav-four_rooms-v0", num_envs=4, obs_typ="view"),
+    lambda: gym.make("gridsim/Nav-four_rooms-v0", obs_typ="view"),
+    lambda: gridsim.NavVectorEnv(2, level="nav/four_rooms", obs_typ="view"),
+], ids=["gridsim.make", "gym.make_vec", "gym.make", "class"])
+def test_misspelt_keyword_names_the_closest_and_lists_the_valid(make):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'obs_typ'; did you mean 'obs_type'") as exc:
+        make()
+    message = str(exc.value)
+    # The family's own arguments and those it forwards to GridVectorEnv.
+    for name in ("obs_type", "view_size", "num_threads", "autoreset_mode", "settings"):
+        assert name in message.split("keyword arguments are", 1)[1]
+
+
+@pytest.mark.parametrize("level", ["roboman:LiftRed", "kitchen/open-divider_salad"])
+def test_misspelt_keyword_in_every_family(level):
+    with pytest.raises(TypeError, match=r"'num_thread'; did you mean 'num_threads'"):
+        gridsim.make(level, 2, num_thread=2)
+
+
+def test_valid_keywords_still_pass():
+    envs = gridsim.make("nav/four_rooms", 2, obs_type="view", num_threads=1, settings={"view_size": "5"})
+    assert envs.read_property("settings.obs_type") == "view"
+    envs.close()
+
+
+def test_misspelt_level_names_the_closest_levels():
+    with pytest.raises(gridsim.LevelNotFoundError, match=r"did you mean 'nav/four_rooms'") as exc:
+        gridsim.make("nav/four_romos", 2)
+    assert exc.value.suggestions[0] == "nav/four_rooms"
+    with pytest.raises(gridsim.LevelNotFoundError, match=r"did you mean 'nav/four_rooms'"):
+        gridsim.find_level("nav/four_romos")
+
+
+def test_misspelt_level_in_a_level_directory(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "corridor.txt").write_text("#####\n")
+    assert "mine/corridor" in level_names(tmp_path)
+    with pytest.raises(gridsim.LevelNotFoundError, match=r"did you mean 'mine/corridor'"):
+        gridsim.make("mine/coridor", 2, level_directory=tmp_path)
+
+
+def test_misspelt_id_names_the_closest_ids():
+    with pytest.raises(gridsim.LevelNotFoundError, match=r"did you mean 'gridsim/Nav-four_rooms-v0'"):
+        gridsim.evaluate("random", "gridsim/Nav-four_romos-v0", range(2))
+
+
+def test_no_suggestion_for_a_name_like_nothing():
+    with pytest.raises(gridsim.LevelNotFoundError) as exc:
+        gridsim.make("zzzzqqqq/xxxx", 2)
+    assert exc.value.suggestions == [] and "did you mean" not in str(exc.value)
