@@ -27,6 +27,7 @@ from gridsim.families import FAMILIES, family_row
 from gridsim.lookup import LevelSource, import_level_module, read_level, resolve_level
 from gridsim.single import SingleEnvView
 from gridsim.textmap import parse_level_text
+from gridsim.vector import GridVectorEnv
 
 __all__ = ["Level", "LevelEnv", "load_level", "make"]
 
@@ -143,7 +144,7 @@ class Level:
     # ----------------------------------------------------------------- the env
 
     def make_env(self, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
-                 source: LevelSource | None = None, **kwargs: Any):
+                 source: LevelSource | None = None, **kwargs: Any) -> GridVectorEnv:
         """The family's vector env playing this level.
 
         ``settings`` (str -> str) and ``kwargs`` (the family's keyword arguments) override
@@ -249,7 +250,7 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
 
 
 def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
-         level_directory: str | Path | None = None, family: str | None = None, **kwargs: Any):
+         level_directory: str | Path | None = None, family: str | None = None, **kwargs: Any) -> GridVectorEnv:
     """A batched env of any level.
 
     ``level`` is a name (``"examples/maze:21"``, ``"roboman:StackRedOnGreen"``,
