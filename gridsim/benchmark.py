@@ -10,6 +10,7 @@ import importlib.metadata
 import os
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -75,11 +76,13 @@ def raw_step_fn(envs, actions: np.ndarray):
 
 
 def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
-            warmup: int = 10, level: str = "", obs_type: str = "") -> list[Measurement]:
+            warmup: int = 10, level: str = "", obs_type: str = "",
+            progress: Callable[[], object] | None = None) -> list[Measurement]:
     """Time ``envs`` over the pre-generated ``actions`` (steps, N, ...) in each mode.
 
     Repeats of the modes are interleaved so that noise on a shared machine hits
-    them alike. Returns one :class:`Measurement` per mode.
+    them alike. ``progress`` is called after each repeat (outside the timed part).
+    Returns one :class:`Measurement` per mode.
     """
     steps = len(actions)
     fns = {"raw": raw_step_fn(envs, actions), "step": envs.step}
@@ -96,6 +99,8 @@ def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
             for t in range(steps):
                 fn(actions[t])
             times[mode].append(time.perf_counter() - t0)
+        if progress is not None:
+            progress()
     bytes_per_env = envs.state.nbytes_per_env()
     action_name = getattr(envs, "actions", "")
     return [
@@ -107,7 +112,7 @@ def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
 
 def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step", repeats: int = 5,
                     warmup: int = 10, warmup_seconds: float = 0.5, level: str = "",
-                    obs_type: str = "") -> list[Measurement]:
+                    obs_type: str = "", progress: Callable[[], object] | None = None) -> list[Measurement]:
     """Time one mode of ``envs`` at each of ``thread_counts`` kernel threads.
 
     Each thread count first runs untimed for ``warmup`` calls and at least ``warmup_seconds``:
@@ -115,6 +120,7 @@ def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step"
     thread's speed, until the OS places the new threads on cores of their own. Then the
     thread counts take turns within every repeat (their order reversed on every other
     repeat), so a noisy machine slows them alike. ``envs.num_threads`` is restored after.
+    ``progress`` is called after each repeat (outside the timed part).
     Returns one :class:`Measurement` per thread count, in the order given.
     """
     steps = len(actions)
@@ -137,6 +143,8 @@ def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step"
                 for t in range(steps):
                     fn(actions[t])
                 times[i].append(time.perf_counter() - t0)
+            if progress is not None:
+                progress()
         threads = []
         for n in counts:
             envs.num_threads = n

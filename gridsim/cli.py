@@ -10,8 +10,7 @@ import warnings
 
 
 def _bench(args) -> int:
-    import gridsim
-    from gridsim.benchmark import machine_info, make_actions, measure, measure_threads
+    from gridsim.benchmark import machine_info
     from gridsim.errors import LevelNotFoundError
     from gridsim.families import family_row
     from gridsim.level import load_level
@@ -34,6 +33,44 @@ def _bench(args) -> int:
     print("-" * len(header))
     fam = family_row(level.family)
     obs_types = args.obs or list(fam.bench_obs_types)
+    modes = 1 if len(threads) == 1 else 2  # measure_threads runs once per mode
+    bar = _progress_bar(args.progress, len(obs_types) * modes * args.repeats)
+    try:
+        _bench_rows(args, fam, obs_types, threads, info, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"(env-steps per second, best of {args.repeats} repeats of {args.steps} steps; "
+          f"speed-up of step() over {threads[0]} thread{'s' if threads[0] > 1 else ''})")
+    return 0
+
+
+def _progress_bar(enabled: bool, total: int):
+    """A tqdm bar of timed repeats on stderr, shown after 2 s; None if disabled or tqdm is not installed."""
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    # leave=False: the bar goes away, so stderr ends as it would without it.
+    return tqdm(total=total, desc="gridsim bench", unit="repeat", file=sys.stderr, delay=2.0, leave=False)
+
+
+def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
+    """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None)."""
+    import gridsim
+    from gridsim.benchmark import make_actions, measure, measure_threads
+
+    tick = bar.update if bar is not None else None
+
+    def row(text: str) -> None:
+        if bar is not None and sys.stdout.isatty() and sys.stderr.isatty():
+            with bar.external_write_mode():  # one terminal: lift the bar off its line, print, redraw it
+                print(text)
+        else:
+            print(text)
+
     for obs_type in obs_types:
         # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
         envs = gridsim.make(args.level, args.num_envs, level_directory=args.level_directory,
@@ -44,22 +81,20 @@ def _bench(args) -> int:
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)
         if len(threads) == 1:
             raws, steps = [[m] for m in measure(envs, actions, repeats=args.repeats, level=args.level,
-                                                 obs_type=obs_type)]
+                                                 obs_type=obs_type, progress=tick)]
         else:  # thread counts take turns within each repeat, per mode
             raws, steps = (measure_threads(envs, actions, threads, mode=mode, repeats=args.repeats,
-                                           level=args.level, obs_type=obs_type) for mode in ("raw", "step"))
+                                           level=args.level, obs_type=obs_type, progress=tick)
+                           for mode in ("raw", "step"))
         envs.close()
         for raw, step in zip(raws, steps, strict=True):
             speedup = step.env_steps_per_s / steps[0].env_steps_per_s
-            print(f"{obs_type:<12} {step.threads:>7} {raw.env_steps_per_s / 1e6:>10.1f} M/s "
-                  f"{step.env_steps_per_s / 1e6:>10.1f} M/s {step.env_steps_per_s / raw.env_steps_per_s:>11.0%} "
-                  f"{step.ns_per_env_step:>12.2f} {speedup:>8.2f}x")
+            row(f"{obs_type:<12} {step.threads:>7} {raw.env_steps_per_s / 1e6:>10.1f} M/s "
+                f"{step.env_steps_per_s / 1e6:>10.1f} M/s {step.env_steps_per_s / raw.env_steps_per_s:>11.0%} "
+                f"{step.ns_per_env_step:>12.2f} {speedup:>8.2f}x")
             if args.json:
                 for m in (raw, step):
                     print(json.dumps({**info, **m.as_dict()}), file=sys.stderr)
-    print(f"(env-steps per second, best of {args.repeats} repeats of {args.steps} steps; "
-          f"speed-up of step() over {threads[0]} thread{'s' if threads[0] > 1 else ''})")
-    return 0
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -247,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--threads", nargs="+", default=["1"], metavar="N",
                    help="kernel threads to time, each a count or 'auto' (default: 1); several take turns")
     b.add_argument("--json", action="store_true", help="also write JSON lines to stderr")
+    b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar of timed repeats on stderr, with tqdm, on runs over 2 s "
+                        "(default: when stderr is a terminal and without --json)")
     b.set_defaults(fn=_bench)
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
     e.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-v0, nav/four_rooms)")
@@ -270,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=_play)
     args = parser.parse_args(argv)
+    if args.command == "bench" and args.progress is None:
+        args.progress = sys.stderr.isatty() and not args.json  # JSON lines share stderr
     if args.command == "eval":
         if args.progress is None:
             args.progress = sys.stderr.isatty()

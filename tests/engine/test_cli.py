@@ -76,3 +76,76 @@ def test_bench_unknown_level_is_one_line_before_the_header(capsys):
     assert captured.out == ""  # no table header
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("gridsim bench: error: level 'nav/four_romos' not found")
+
+
+class FakeBar:
+    """Records what gridsim bench does with a tqdm bar."""
+
+    made: list[FakeBar] = []
+
+    def __init__(self, total, **kwargs):
+        self.total, self.kwargs, self.n, self.closed = total, kwargs, 0, False
+        FakeBar.made.append(self)
+
+    def update(self, n=1):
+        self.n += n
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def fake_tqdm(monkeypatch):
+    import sys
+    import types
+
+    FakeBar.made = []
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeBar))
+    return FakeBar.made
+
+
+TINY = ["--steps", "2", "--repeats", "3", "--num-envs", "4", "--obs", "coords", "view"]
+
+
+def test_bench_progress_bar_on_stderr_counts_every_repeat(fake_tqdm, capsys):
+    import sys
+
+    assert main(["bench", "--progress", *TINY]) == 0
+    (bar,) = fake_tqdm
+    assert bar.total == bar.n == 2 * 3 and bar.closed  # two observation types, three repeats each
+    assert bar.kwargs["file"] is sys.stderr and bar.kwargs["delay"] > 0  # only on runs of a few seconds
+    rows = capsys.readouterr().out.splitlines()
+    assert [r.split()[0] for r in rows[3:5]] == ["coords", "view"] and rows[5].startswith("(env-steps")
+
+
+def test_bench_progress_bar_off_by_default_off_a_terminal(fake_tqdm, capsys):
+    assert main(["bench", *TINY]) == 0  # capsys: stderr is not a terminal
+    assert main(["bench", "--progress", "--no-progress", *TINY]) == 0
+    assert fake_tqdm == []
+
+
+@pytest.mark.skipif(not gridsim.threads_available(), reason="a build without OpenMP")
+def test_bench_progress_bar_with_thread_counts(fake_tqdm):
+    assert main(["bench", "--progress", "--threads", "1", "2", *TINY]) == 0
+    (bar,) = fake_tqdm
+    assert bar.total == bar.n == 2 * 2 * 3  # observation types, modes (kernel call, step()), repeats
+
+
+def test_bench_progress_without_tqdm(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
+    assert main(["bench", "--progress", *TINY]) == 0
+    assert capsys.readouterr().out.splitlines()[4].split()[0] == "view"
+
+
+def test_measure_calls_progress_after_each_repeat():
+    import gridsim
+    from gridsim.benchmark import make_actions, measure
+
+    envs = gridsim.make("nav/four_rooms", 4)
+    envs.reset(seed=0)
+    calls = []
+    measure(envs, make_actions(envs.single_action_space, 2, 4, 0), repeats=4, progress=lambda: calls.append(1))
+    assert len(calls) == 4
+    envs.close()
