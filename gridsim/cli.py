@@ -22,7 +22,8 @@ def _bench(args) -> int:
         threads = [parse_num_threads(t) for t in args.threads]
         level, _ = load_level(args.level, args.level_directory)
     except (LevelNotFoundError, ValueError, TypeError) as e:
-        print(f"gridsim bench: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        # The first line: a level not found lists the paths it tried on the lines after it.
+        print(f"gridsim bench: error: {str(e).splitlines()[0].removesuffix('; tried:')}", file=sys.stderr)
         return 2
     info = machine_info()
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "

@@ -75,7 +75,9 @@ def test_bench_unknown_level_is_one_line_before_the_header(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""  # no table header
     lines = captured.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gridsim bench: error: level 'nav/four_romos' not found")
+    assert len(lines) == 1 and lines[0].startswith(
+        "gridsim bench: error: level 'nav/four_romos' not found; did you mean 'nav/four_rooms'")
+    assert lines[0].endswith("?")
 
 
 class FakeBar:
