@@ -1,5 +1,6 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-# cython: nonecheck=False, cdivision=True
+# Compiler directives (bounds, wraparound, initialization and None checks; cdivision) come
+# only from setup.py, so that GRIDSIM_CYTHON_DEBUG=1 really turns the checks on: a
+# ``# cython:`` header here would override them.
 """gridsim's compiled kernel: reset, step and observe all N envs of a batch, nogil.
 
 Every array belongs to numpy (``gridsim.state``); the kernel binds typed views to
