@@ -155,6 +155,12 @@ cdef class Kernel:
     cdef int32_t[::1] ended_rows         # rows whose stat_* / final_mask the last call set
     cdef Py_ssize_t n_ended              # valid entries of ended_rows
 
+    def __reduce__(self):
+        # A kernel holds typed views of its env's arrays; an automatic pickle would rebuild one
+        # with nothing bound (a crash at the next call). Envs pickle themselves from their state.
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object: pickle or copy the env "
+                        "instead (it is rebuilt from its constructor arguments and state_dict())")
+
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
                      int64_t num_choices, int thread_min_units):
         # Bind the shared arrays of a family's state (each bound here and nowhere else).

@@ -6,6 +6,7 @@ import difflib
 from collections.abc import Iterable
 
 __all__ = [
+    "ClosedEnvError",
     "GridSimError",
     "InvalidActionError",
     "LevelError",
@@ -98,3 +99,11 @@ class GridSimError(RuntimeError):
         self.env = env
         self.code = code
         super().__init__(message)
+
+
+class ClosedEnvError(GridSimError):
+    """A method of an env was called after its ``close()``.
+
+    It is a ``RuntimeError`` (through :class:`GridSimError`). Only ``close()`` itself, which
+    is idempotent, and plain attributes (spaces, ``num_envs``) stay usable.
+    """

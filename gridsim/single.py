@@ -15,8 +15,10 @@ class SingleEnvView(gym.Env):
 
     It returns copies (fresh arrays, Python scalars), does not reset by itself, and
     keeps stepping past the end of an episode. ``get_state`` / ``set_state`` take
-    ``index=0``. :meth:`action_masks` gives the valid actions (True = valid) for maskable
-    PPO; wrappers reach it with ``env.get_wrapper_attr("action_masks")``.
+    ``index=0``. It pickles and ``copy.deepcopy``-s as its vector env does (an independent
+    env that continues bit-identically). :meth:`action_masks` gives the valid actions
+    (True = valid) for maskable PPO; wrappers reach it with
+    ``env.get_wrapper_attr("action_masks")``.
     """
 
     vector_class: type = None  # set by each family

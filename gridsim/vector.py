@@ -20,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.api.settings import settings_table
-from gridsim.errors import GridSimError, InvalidActionError
+from gridsim.errors import ClosedEnvError, GridSimError, InvalidActionError
 from gridsim.rng import derive_keys, entropy_seed
 
 __all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
@@ -94,6 +94,9 @@ def batch_action_masks(envs) -> np.ndarray:
     The env's own ``action_masks()`` where its family has one (gridroboman), else all True
     (every action is legal in the other families). The width is :func:`action_mask_width`.
     """
+    check_open = getattr(envs, "_check_open", None)
+    if check_open is not None:
+        check_open()
     own = getattr(envs, "action_masks", None)
     if own is not None:
         return np.asarray(own(), dtype=np.bool_)
@@ -357,7 +360,8 @@ class GridVectorEnv(VectorEnv):
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env; see the class docstring for the autoreset timelines."""
-        if not self._was_reset:
+        if not self._was_reset:  # also False once closed
+            self._check_open()
             raise gym.error.ResetNeeded("call reset() before step()")
         st = self.state
         if self._fresh_obs:
@@ -517,6 +521,7 @@ class GridVectorEnv(VectorEnv):
 
     def state_dict(self) -> dict[str, Any]:
         """A deep copy of the whole batch state (numpy arrays plus the seeds in use)."""
+        self._check_open()
         st = self.state
         self._own_obs()
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
@@ -526,9 +531,15 @@ class GridVectorEnv(VectorEnv):
         return out
 
     def load_state_dict(self, state: Mapping[str, Any]):
-        """Restore a batch saved by :meth:`state_dict`; stepping then continues bit-identically."""
+        """Restore a batch saved by :meth:`state_dict`; stepping then continues bit-identically.
+
+        ``state`` may also be what ``numpy.load`` returns for a file written with
+        ``numpy.savez(path, **env.state_dict())`` (load it with ``allow_pickle=True``: the
+        seeds are Python ints of any size, saved as an object array).
+        """
+        self._check_open()
         st = self.state
-        if state.get("num_envs") != self.num_envs:
+        if _scalar(state.get("num_envs")) != self.num_envs:
             raise ValueError(
                 f"state has num_envs={state.get('num_envs')}, this env has {self.num_envs}"
             )
@@ -549,7 +560,7 @@ class GridVectorEnv(VectorEnv):
             np.copyto(dst, state[name])
         st.seeds[:] = list(state["seeds"])  # an object array takes the list as it is
         if "max_steps" in state:
-            self.kernel.max_steps = int(state["max_steps"])
+            self.kernel.max_steps = int(_scalar(state["max_steps"]))
         self.kernel.sync_outputs()
         self._was_reset = True
 
@@ -602,15 +613,40 @@ class GridVectorEnv(VectorEnv):
 
     def _check_open(self):
         if self.closed:
-            raise RuntimeError(f"{type(self).__name__} is closed")
+            raise ClosedEnvError(_closed_message(self))
 
     def close_extras(self, **kwargs):
-        """Close the render window, if any."""
+        """Close the render window, if any, and release the kernel and the state."""
         if self._window is not None:
             import pygame
 
             pygame.display.quit()
             self._window = None
+        # Every later method call raises ClosedEnvError: the methods that check nothing
+        # themselves reach the state or the kernel, which now refuse every access.
+        self._was_reset = False
+        if "state" in self.__dict__:
+            self.state = _Closed(self)
+        if "kernel" in self.__dict__:
+            self.kernel = _Closed(self)
+        self._step_by_dtype = {}
+
+    # ---------------------------------------------------------- pickle / copy
+
+    # Attributes set after construction that a copy takes over as they are.
+    _PICKLED_ATTRS = ("level_def", "level_values", "max_episode_steps", "_np_random", "_np_random_seed",
+                      "action_space", "single_action_space", "_was_reset")
+
+    def __reduce__(self):
+        """Pickle (and ``copy.deepcopy``) as the constructor arguments plus :meth:`state_dict`.
+
+        The copy is an independent env that continues bit-identically; the kernel itself
+        does not pickle.
+        """
+        self._check_open()
+        attrs = {k: self.__dict__[k] for k in self._PICKLED_ATTRS if k in self.__dict__}
+        attrs["num_threads"] = self._num_threads_setting
+        return _restore_vector_env, (type(self), dict(self.init_args), self.state_dict(), attrs)
 
     def __del__(self):
         if not getattr(self, "closed", True):
@@ -641,3 +677,40 @@ class GridVectorEnv(VectorEnv):
                 raise ValueError(f"{name} is shared by the batch; all values must be equal")
             values = values[0]
         setattr(self, name, values)
+
+
+def _scalar(value):
+    """A 0-d array (what ``numpy.load`` gives for a saved scalar) as its Python value."""
+    return value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+def _closed_message(env) -> str:
+    return f"{type(env).__name__} is closed: create a new env"
+
+
+class _Closed:
+    """Stands in for a closed env's state and kernel: every access raises ClosedEnvError."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, env):
+        object.__setattr__(self, "_message", _closed_message(env))
+
+    def __getattr__(self, name):
+        raise ClosedEnvError(self._message)
+
+    def __setattr__(self, name, value):
+        raise ClosedEnvError(self._message)
+
+
+def _restore_vector_env(cls, init_args: dict, state: dict, attrs: dict):
+    """Unpickle a vector env: rebuild it from its constructor arguments, then load its state."""
+    env = cls(**init_args)
+    num_threads = attrs.pop("num_threads", None)
+    was_reset = attrs.pop("_was_reset", True)
+    env.load_state_dict(state)
+    env.__dict__.update(attrs)
+    if num_threads is not None:
+        env.num_threads = num_threads
+    env._was_reset = was_reset
+    return env

@@ -91,6 +91,7 @@ class LevelApi:
             RuntimeError: before the first reset.
             KeyError: an unknown name.
         """
+        self._check_open()
         if not self._was_reset:
             raise RuntimeError("the environment is not started: call reset() or start() first")
         entries = self._observation_entries()
@@ -124,6 +125,7 @@ class LevelApi:
         Reading never clears them; the next step, advance, start or reset does. Empty unless
         the env was made with ``events=True``.
         """
+        self._check_open()
         from gridsim.events import decode_events
 
         unit = int(self.row_units[self._index(index)])
@@ -135,6 +137,7 @@ class LevelApi:
         ``env`` int32 (E,), ``type`` int16 (E,) (1-based index into :meth:`event_spec`),
         ``payload`` int32 (E, K) padded with -1.
         """
+        self._check_open()
         from gridsim.events import batch_events
 
         per_unit = batch_events(self.state, self.EVENT_SPECS)
@@ -260,6 +263,7 @@ class LevelApi:
 
     def status(self) -> np.ndarray:
         """Every env's :class:`EnvironmentStatus` as an int8 (N,) array (RUNNING, TERMINATED, INTERRUPTED)."""
+        self._check_open()
         st = self.state
         ended = st.needs_reset[self.row_units]
         out = np.full(self.num_envs, EnvironmentStatus.RUNNING, np.int8)
@@ -346,6 +350,7 @@ class LevelApi:
             PermissionError: the key only groups others (``.code`` PERMISSION_DENIED).
             ValueError: a per-env key without a valid index (``.code`` INVALID_ARGUMENT).
         """
+        self._check_open()
         prop = self.properties.lookup(key, PropertyAttribute.READABLE)
         return prop.get(self._row(key, prop, index))
 
@@ -359,6 +364,7 @@ class LevelApi:
             PermissionError: read-only (PERMISSION_DENIED).
             ValueError: a value that does not parse or is out of range, or a bad index (INVALID_ARGUMENT).
         """
+        self._check_open()
         prop = self.properties.lookup(key, PropertyAttribute.WRITABLE)
         if not isinstance(value, str):
             raise property_error(PropertyResult.INVALID_ARGUMENT,
@@ -380,6 +386,7 @@ class LevelApi:
             KeyError: no such key (NOT_FOUND).
             PermissionError: the key has nothing under it (PERMISSION_DENIED).
         """
+        self._check_open()
         if key == "":
             return self.properties.children("")
         self.properties.lookup(key, PropertyAttribute.LISTABLE)

@@ -237,6 +237,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         ``{"t": int, "agents": [{"pos": (x, y), "held": full name or None}], "items": {(x, y):
         full name}, "delivered": {(x, y): [full names]}}``.
         """
+        self._check_open()
         k = self._kitchen(index)
         st = self.state
         names = self.level.tables.item_names
@@ -260,6 +261,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         Agents must stand on distinct floor cells, items lie on counters or cutting boards,
         deliveries be deliverable items on delivery tiles. Returns ``(obs, {})`` of the row.
         """
+        self._check_open()
         k = self._kitchen(index)
         level, st, tables = self.level, self.state, self.level.tables
         W, H = level.width, level.height

@@ -294,6 +294,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         ``needs_reset`` (the episode ended and a reset is pending). The fixed-reward
         table follows from ``key`` (drawn again when a key is injected).
         """
+        self._check_open()
         i = self._index(index)
         st = self.state
         chars = self.level.alphabet.chars
@@ -316,6 +317,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         ``tiles`` may differ from the map only where a cell holds the default symbol
         (a collected cell or a removed goal). Returns ``(obs, info)`` of that env.
         """
+        self._check_open()
         i = self._index(index)
         st = self.state
         a = self.level.alphabet

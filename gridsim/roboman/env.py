@@ -222,6 +222,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         ``{"agent_pos": (x, y), "objs": [{"x", "y", "obj_above", "obj_below"} x 3],
         "lifted_obj_idx": None or 0..2, "timer": int}``, objects in the order red, green, blue.
         """
+        self._check_open()
         i = self._index(index)
         st = self.state
 
@@ -247,6 +248,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         evolve exactly as in the original. The env's episode counter and random stream are
         kept; a pending end of episode is cleared. Returns ``(obs, {"action_mask": ...})``.
         """
+        self._check_open()
         i = self._index(index)
         agent, objs, held, timer = _validate_state(state)
         st = self.state

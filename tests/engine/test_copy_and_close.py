@@ -1,0 +1,180 @@
+"""Copies, checkpoints and closed envs, for every family.
+
+A pickled, deep-copied or checkpointed env continues bit-identically and independently of
+the original; every method of a closed env raises :class:`gridsim.errors.ClosedEnvError`.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim.errors import ClosedEnvError
+
+# (vector env class, constructor keyword arguments), short episodes so that copies cross resets.
+FAMILY_KWARGS = {
+    "nav": (gridsim.NavVectorEnv, {"level": "nav/room5_medium", "max_episode_steps": 7}),
+    "nav-image": (gridsim.NavVectorEnv, {"level": "nav/room1_small", "obs_type": "image", "max_episode_steps": 5}),
+    "roboman": (gridsim.RobomanVectorEnv, {"max_episode_steps": 6}),
+    "kitchen": (gridsim.KitchenVectorEnv, {"max_episode_steps": 6}),
+}
+SINGLE = {"nav": gridsim.NavEnv, "nav-image": gridsim.NavEnv, "roboman": gridsim.RobomanEnv,
+          "kitchen": gridsim.KitchenEnv}
+FAMILIES = list(FAMILY_KWARGS)
+COPIERS = {
+    "pickle": lambda env: pickle.loads(pickle.dumps(env)),
+    "deepcopy": copy.deepcopy,
+}
+
+
+def make_vec(family: str, num_envs: int = 3, **extra):
+    cls, kwargs = FAMILY_KWARGS[family]
+    return cls(num_envs=num_envs, events=True, **kwargs, **extra)
+
+
+def make_single(family: str):
+    return SINGLE[family](events=True, **FAMILY_KWARGS[family][1])
+
+
+def actions_for(env, steps: int, seed: int) -> list:
+    env.action_space.seed(seed)
+    return [env.action_space.sample() for _ in range(steps)]
+
+
+def run(env, actions) -> list:
+    """Every output of ``env.step`` for each action, and the events, as comparable values."""
+    out = []
+    for a in actions:
+        obs, rew, term, trunc, infos = env.step(a)
+        out.append((obs, rew, term, trunc, infos, env.events_batch() if hasattr(env, "events_batch") else None))
+    return out
+
+
+def assert_same(a, b):
+    """Equal structures whose arrays are equal bit for bit (dtype, shape and bytes)."""
+    if isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+        if a.dtype == object:
+            for x, y in zip(a.ravel(), b.ravel(), strict=True):
+                assert_same(x, y)
+        else:
+            assert a.tobytes() == b.tobytes()
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert_same(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_same(x, y)
+    elif isinstance(a, float):
+        assert np.float64(a).tobytes() == np.float64(b).tobytes()
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("how", list(COPIERS))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_vector_env_copy_continues_bit_identically(family, how):
+    env = make_vec(family)
+    env.reset(seed=11)
+    run(env, actions_for(env, 9, seed=1))  # mid-episode, across resets
+    clone = COPIERS[how](env)
+    assert clone is not env and clone.kernel is not env.kernel
+    actions = actions_for(env, 15, seed=2)
+    expected = run(env, actions)
+    assert_same(run(clone, actions), expected)
+    # Independent: stepping one does not move the other.
+    clone.step(actions[0])
+    assert_same(env.state_dict(), env.state_dict())
+    assert clone.state.obs.ctypes.data != env.state.obs.ctypes.data
+
+
+@pytest.mark.parametrize("how", list(COPIERS))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_single_env_copy_continues_bit_identically(family, how):
+    env = make_single(family)
+    env.reset(seed=5)
+    for a in actions_for(env, 4, seed=3):
+        env.step(a)
+    clone = COPIERS[how](env)
+    # The copy's action space samples alike too (its random state was copied).
+    assert_same(clone.action_space.sample(), env.action_space.sample())
+    actions = actions_for(env, 12, seed=4)
+    expected = [env.step(a) for a in actions]
+    assert_same([clone.step(a) for a in actions], expected)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_state_dict_savez_checkpoint_continues_bit_identically(family, tmp_path):
+    env = make_vec(family)
+    env.reset(seed=[3, 2**70, 9])  # a seed beyond 64 bits is saved too
+    run(env, actions_for(env, 8, seed=1))
+    path = tmp_path / "checkpoint.npz"
+    np.savez(path, **env.state_dict())
+    fresh = make_vec(family)
+    with np.load(path, allow_pickle=True) as saved:
+        fresh.load_state_dict(saved)
+    actions = actions_for(env, 12, seed=2)
+    assert_same(run(fresh, actions), run(env, actions))
+
+
+@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+def test_kernel_refuses_pickling(family):
+    env = make_vec(family)
+    with pytest.raises(TypeError, match="cannot pickle"):
+        pickle.dumps(env.kernel)
+    with pytest.raises(TypeError, match="cannot pickle"):
+        copy.deepcopy(env.kernel)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_method_of_a_closed_vector_env_raises(family):
+    env = make_vec(family, render_mode="rgb_array")
+    env.reset(seed=0)
+    saved = env.state_dict()
+    a = env.action_space.sample()
+    env.close()
+    env.close()  # idempotent
+    calls = {
+        "step": lambda: env.step(a),
+        "reset": lambda: env.reset(seed=0),
+        "state_dict": env.state_dict,
+        "load_state_dict": lambda: env.load_state_dict(saved),
+        "get_state": lambda: env.get_state(0),
+        "set_state": lambda: env.set_state({}, 0),
+        "write_property": lambda: env.write_property("settings.max_steps", "3"),
+        "read_property": lambda: env.read_property("settings.max_steps"),
+        "render": env.render,
+        "render_frame": lambda: env.render_frame(0),
+        "events_batch": env.events_batch,
+        "list_property": lambda: env.list_property(""),
+        "observation": lambda: env.observation("WORLD.TEXT"),
+        "status": env.status,
+        "advance": lambda: env.advance(),
+        "action_masks": lambda: gridsim.vector.batch_action_masks(env),
+        "num_threads": lambda: setattr(env, "num_threads", 1),
+        "start": lambda: env.start(seed=0),
+        "pickle": lambda: pickle.dumps(env),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ClosedEnvError, match="closed"):
+            call()
+        assert isinstance(ClosedEnvError("x"), RuntimeError), name
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_method_of_a_closed_single_env_raises(family):
+    env = make_single(family)
+    env.reset(seed=0)
+    a = env.action_space.sample()
+    env.close()
+    env.close()
+    for call in (lambda: env.step(a), lambda: env.reset(seed=0), env.get_state, lambda: env.set_state({}),
+                 env.render, env.action_masks):
+        with pytest.raises(ClosedEnvError):
+            call()
