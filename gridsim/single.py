@@ -70,6 +70,11 @@ class SingleEnvView(gym.Env):
                 raise InvalidActionError(
                     f"action must have shape {self.action_space.shape}, got {a.shape}"
                 )
+            if isinstance(self.action_space, gym.spaces.MultiDiscrete) and a.dtype.kind not in "iu":
+                from gridsim.errors import InvalidActionError
+
+                # Assigning into the int64 buffer would truncate floats silently.
+                raise InvalidActionError(f"action must have an integer dtype for {self.action_space}, got {a.dtype}")
             self._actions[0] = a
         obs, reward, term, trunc, infos = self._vec.step(self._actions)
         if self.render_mode == "human":

@@ -368,7 +368,9 @@ class GridVectorEnv(VectorEnv):
             obs = np.empty_like(st.obs)
             self.kernel.bind_obs(obs)
             self._obs_external = True
-        try:  # fast path: a contiguous array of a dtype the kernel takes as it is
+        try:  # fast path: an array of the exact shape, of a dtype the kernel takes as it is
+            if actions.shape != self._action_shape:  # the kernel checks only the element count
+                raise ValueError
             n_done = self._step_by_dtype[actions.dtype](actions)
         except (AttributeError, KeyError, TypeError, ValueError):
             actions, fn = self._coerce_actions(actions)
