@@ -136,5 +136,9 @@ setup(
         "gridsim": ["*.pyi", "*.pxd", "py.typed"],
         "gridsim.builtin_levels": ["*.py", "*/*.txt", "*/*.py", "*/*/*.txt", "*/*/*.py", "*.md"],
     },
-    ext_modules=cythonize(extensions, compiler_directives=directives),
+    # Each mode generates its C in its own folder: cythonize regenerates only when the .pyx
+    # is newer than the .c, so a shared .c made by a debug build would be compiled again,
+    # checks and all, by the next release build (and the reverse).
+    ext_modules=cythonize(extensions, compiler_directives=directives,
+                          build_dir=os.path.join("build", "cython-debug" if DEBUG else "cython-release")),
 )
