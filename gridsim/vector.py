@@ -636,8 +636,8 @@ class GridVectorEnv(VectorEnv):
     # ---------------------------------------------------------- pickle / copy
 
     # Attributes set after construction that a copy takes over as they are.
-    _PICKLED_ATTRS = ("level_def", "level_values", "max_episode_steps", "_np_random", "_np_random_seed",
-                      "action_space", "single_action_space", "_was_reset")
+    _PICKLED_ATTRS = ("level_def", "level_values", "level_source", "max_episode_steps", "_np_random",
+                      "_np_random_seed", "action_space", "single_action_space", "_was_reset")
 
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) as the constructor arguments plus :meth:`state_dict`.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -178,3 +179,13 @@ def test_every_method_of_a_closed_single_env_raises(family):
                  env.render, env.action_masks):
         with pytest.raises(ClosedEnvError):
             call()
+
+
+def test_env_of_a_python_level_file_copies_with_its_level():
+    level_file = Path(__file__).resolve().parents[2] / "levels" / "examples" / "maze.py"
+    env = gridsim.make(str(level_file), num_envs=2)
+    env.reset(seed=3)
+    clone = pickle.loads(pickle.dumps(env))
+    assert type(clone.level_def) is type(env.level_def) and clone.level_values == env.level_values
+    actions = actions_for(env, 10, seed=1)
+    assert_same(run(clone, actions), run(env, actions))
