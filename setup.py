@@ -18,6 +18,7 @@ import tempfile
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("GRIDSIM_CYTHON_DEBUG", "0") not in ("", "0")
 
@@ -128,7 +129,38 @@ extensions = [
     )
 ]
 
+MODE_STAMP = os.path.join("build", "gridsim-build-mode")
+MODE = "debug" if DEBUG else "release"
+
+
+class BuildExt(build_ext):
+    """``build_ext`` that rebuilds when the mode (debug or release) differs from the last build's.
+
+    Otherwise a release build after a debug one finds the compiled module newer than its
+    sources and keeps it, checks and all (and the reverse).
+    """
+
+    def finalize_options(self):
+        """Force a rebuild when the last build was of the other mode (or is unknown)."""
+        super().finalize_options()
+        try:
+            with open(MODE_STAMP) as f:
+                last = f.read().strip()
+        except OSError:
+            last = None
+        if last != MODE:
+            self.force = True
+
+    def run(self):
+        """Build, then record the mode."""
+        super().run()
+        os.makedirs(os.path.dirname(MODE_STAMP), exist_ok=True)
+        with open(MODE_STAMP, "w") as f:
+            f.write(MODE)
+
+
 setup(
+    cmdclass={"build_ext": BuildExt},
     # gridsim and its subpackages (one per family), plus the built-in levels.
     packages=[*find_packages(include=["gridsim", "gridsim.*"]), "gridsim.builtin_levels"],
     package_dir={"gridsim.builtin_levels": "levels"},
