@@ -75,6 +75,14 @@ def raw_step_fn(envs, actions: np.ndarray):
     raise TypeError(f"no raw kernel entry point for actions of dtype {actions.dtype}")
 
 
+def _time_calls(fn, actions: np.ndarray) -> float:
+    """Seconds of one timed repeat: ``fn`` called on each step's actions in turn."""
+    t0 = time.perf_counter()
+    for a in actions:
+        fn(a)
+    return time.perf_counter() - t0
+
+
 def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
             warmup: int = 10, level: str = "", obs_type: str = "",
             progress: Callable[[], object] | None = None) -> list[Measurement]:
@@ -94,11 +102,7 @@ def measure(envs, actions: np.ndarray, modes=("raw", "step"), repeats: int = 5,
     times: dict[str, list[float]] = {m: [] for m in modes}
     for _ in range(repeats):
         for mode in modes:
-            fn = fns[mode]
-            t0 = time.perf_counter()
-            for t in range(steps):
-                fn(actions[t])
-            times[mode].append(time.perf_counter() - t0)
+            times[mode].append(_time_calls(fns[mode], actions))
         if progress is not None:
             progress()
     bytes_per_env = envs.state.nbytes_per_env()
@@ -139,10 +143,7 @@ def measure_threads(envs, actions: np.ndarray, thread_counts, mode: str = "step"
             order = range(len(counts)) if r % 2 == 0 else reversed(range(len(counts)))
             for i in order:
                 envs.num_threads = counts[i]
-                t0 = time.perf_counter()
-                for t in range(steps):
-                    fn(actions[t])
-                times[i].append(time.perf_counter() - t0)
+                times[i].append(_time_calls(fn, actions))
             if progress is not None:
                 progress()
         threads = []
