@@ -20,7 +20,16 @@ from gridsim.api import (
     flatten_args,
 )
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
-from gridsim.errors import GridSimError, InvalidActionError, LevelError, LevelNotFoundError, PolicyError
+from gridsim.errors import (
+    ClosedEnvError,
+    GridSimError,
+    InvalidActionError,
+    InvalidStateError,
+    KernelError,
+    LevelError,
+    LevelNotFoundError,
+    PolicyError,
+)
 from gridsim.evaluate import EvalResult, RandomPolicy, evaluate
 from gridsim.events import EventSpec
 from gridsim.kitchen import LevelParseError
@@ -37,9 +46,12 @@ __all__ = [
     "EnvironmentStatus",
     "EvalResult",
     "EventSpec",
+    "ClosedEnvError",
     "GridSimError",
     "GridVectorEnv",
     "InvalidActionError",
+    "InvalidStateError",
+    "KernelError",
     "KitchenEnv",
     "KitchenVectorEnv",
     "Level",

@@ -1,4 +1,17 @@
-"""Exceptions raised by gridsim."""
+"""Exceptions raised by gridsim.
+
+Every error gridsim raises for bad input derives from :class:`GridSimError` and also from the
+builtin exception people already catch for that kind of mistake, as numpy's and pandas' errors do:
+
+- :class:`LevelError` (``ValueError``): a malformed level file or map text.
+- :class:`LevelNotFoundError` (``FileNotFoundError``): no level has that name.
+- :class:`InvalidActionError` (``ValueError``, ``AssertionError``): an action outside the action
+  space; :class:`PolicyError` is one returned by a policy given to :func:`gridsim.evaluate`.
+- :class:`InvalidStateError` (``ValueError``): a state given to ``set_state``,
+  ``load_state_dict`` or a state property that breaks the family's invariants.
+- :class:`ClosedEnvError` (``RuntimeError``): a method called after ``close()``.
+- :class:`KernelError` (``RuntimeError``): the kernel reported an error code for one env.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +22,8 @@ __all__ = [
     "ClosedEnvError",
     "GridSimError",
     "InvalidActionError",
+    "InvalidStateError",
+    "KernelError",
     "LevelError",
     "LevelNotFoundError",
     "PolicyError",
@@ -29,7 +44,15 @@ def did_you_mean(matches: list[str]) -> str:
     return "; did you mean " + " or ".join(repr(m) for m in matches) + "?"
 
 
-class LevelError(ValueError):
+class GridSimError(Exception):
+    """The base of every error gridsim raises for bad input or misuse.
+
+    Catch it to catch them all; each subclass also derives from the builtin exception that
+    fits its kind of mistake (``ValueError``, ``FileNotFoundError``, ``RuntimeError``, ...).
+    """
+
+
+class LevelError(GridSimError, ValueError):
     """A level file or map text is malformed.
 
     Attributes:
@@ -54,7 +77,7 @@ class LevelError(ValueError):
         super().__init__(f"{where}: {reason}")
 
 
-class LevelNotFoundError(FileNotFoundError):
+class LevelNotFoundError(GridSimError, FileNotFoundError):
     """No level matches a name; the message names the closest levels and lists every path tried.
 
     Attributes:
@@ -72,7 +95,7 @@ class LevelNotFoundError(FileNotFoundError):
         super().__init__(f"level {name!r} not found{did_you_mean(self.suggestions)}; tried:\n{lines}")
 
 
-class InvalidActionError(ValueError, AssertionError):
+class InvalidActionError(GridSimError, ValueError, AssertionError):
     """An action is outside the action space (out of range, wrong shape or dtype, NaN).
 
     It is also an ``AssertionError``, which is what gridroboman raised for bad actions.
@@ -87,7 +110,23 @@ class PolicyError(InvalidActionError):
     """
 
 
-class GridSimError(RuntimeError):
+class InvalidStateError(GridSimError, ValueError):
+    """A state given to ``set_state``, ``load_state_dict`` or a state property is invalid.
+
+    Raised before anything changes. The message names the field, the env and the allowed range.
+
+    Attributes:
+        field: the state field that is wrong (``"agent_cell"``, ``"seeds"``, ...).
+        env: index of the first env whose value is wrong, or None when it is not about one env.
+    """
+
+    def __init__(self, message: str, field: str = "", env: int | None = None):
+        self.field = field
+        self.env = env
+        super().__init__(message)
+
+
+class KernelError(GridSimError, RuntimeError):
     """The kernel reported an error code for one env.
 
     Attributes:
@@ -101,9 +140,9 @@ class GridSimError(RuntimeError):
         super().__init__(message)
 
 
-class ClosedEnvError(GridSimError):
+class ClosedEnvError(GridSimError, RuntimeError):
     """A method of an env was called after its ``close()``.
 
-    It is a ``RuntimeError`` (through :class:`GridSimError`). Only ``close()`` itself, which
+    It is a ``RuntimeError``. Only ``close()`` itself, which
     is idempotent, and plain attributes (spaces, ``num_envs``) stay usable.
     """

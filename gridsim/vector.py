@@ -20,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.api.settings import settings_table
-from gridsim.errors import ClosedEnvError, GridSimError, InvalidActionError
+from gridsim.errors import ClosedEnvError, InvalidActionError, KernelError
 from gridsim.rng import derive_keys, entropy_seed
 
 __all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
@@ -492,15 +492,17 @@ class GridVectorEnv(VectorEnv):
                 "(nan_action='zero' treats NaN components as 0)"
             )
         if code == _core.ERR_NEEDS_RESET:
-            return RuntimeError(
+            return KernelError(
                 f"env {i} ended and autoreset_mode is DISABLED: reset it with "
-                "reset(options={'reset_mask': mask}) before stepping it again; no env was stepped"
+                "reset(options={'reset_mask': mask}) before stepping it again; no env was stepped",
+                env=i,
+                code=code,
             )
         if code == _core.ERR_BAD_SHAPE:
             return InvalidActionError(
                 f"actions must have shape {self._action_shape}, got {np.shape(actions)}"
             )
-        return GridSimError(f"kernel error code {code} in env {i}", env=i, code=code)
+        return KernelError(f"kernel error code {code} in env {i}", env=i, code=code)
 
     def _output(self, arr: np.ndarray) -> np.ndarray:
         """Observations to return: the batch, or one row, of the internal buffer."""

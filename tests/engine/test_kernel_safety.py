@@ -34,7 +34,8 @@ def test_unknown_kernel_error_code_becomes_gridsim_error():
     envs = gridsim.NavVectorEnv(num_envs=2, level="nav/room1_small")
     envs.reset(seed=0)
     err = envs._kernel_error(np.zeros(2, np.int64))  # no error pending: code 0 is not an action error
-    assert isinstance(err, gridsim.GridSimError)
+    assert isinstance(err, gridsim.KernelError)
+    assert isinstance(err, gridsim.GridSimError) and isinstance(err, RuntimeError)
 
 
 def test_debug_build_flag_is_a_bool():
