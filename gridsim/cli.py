@@ -1,4 +1,4 @@
-"""The ``gridsim`` command: ``bench``, ``eval``, ``list``, ``check`` and ``play``."""
+"""The ``gridsim`` command: ``bench``, ``eval``, ``render``, ``list``, ``check`` and ``play``."""
 
 from __future__ import annotations
 
@@ -202,6 +202,39 @@ def _eval(args) -> int:
     return 0
 
 
+def _render(args) -> int:
+    from gridsim.record import MEDIA_SUFFIXES, record_episode, write_frames
+
+    def fail(message) -> int:
+        print(f"gridsim render: error: {str(message).splitlines()[0]}", file=sys.stderr)
+        return 2
+
+    suffix = os.path.splitext(args.out)[1].lower()
+    if suffix not in MEDIA_SUFFIXES:
+        return fail(f"--out {args.out}: the file must end in {', '.join(MEDIA_SUFFIXES)}")
+    if args.cell_px is not None and args.cell_px < 1:
+        return fail(f"--cell-px must be a positive integer, got {args.cell_px}")
+    try:
+        policy = load_policy(args.policy)
+    except (ValueError, ImportError, AttributeError) as e:
+        return fail(e)
+    # A PNG needs the episode only up to its frame.
+    max_steps = args.max_steps
+    if suffix == ".png" and args.frame >= 0:
+        max_steps = args.frame if max_steps is None else min(max_steps, args.frame)
+    try:
+        episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px)
+        write_frames(args.out, episode.frames, fps=args.fps, frame=args.frame)
+    except (ValueError, ImportError, LookupError) as e:
+        return fail(e)
+    end = "terminated" if episode.terminated else "truncated" if episode.truncated else "stopped at --max-steps"
+    what = f"frame {args.frame} of " if suffix == ".png" else f"{len(episode.frames)} frames of "
+    h, w = episode.frames[0].shape[:2]
+    print(f"wrote {args.out}: {what}{args.id} seed {args.seed}, {episode.length} steps ({end}), "
+          f"return {episode.rewards.sum():g}, {w}x{h} pixels")
+    return 0
+
+
 def _list(args) -> int:
     import gridsim
 
@@ -299,6 +332,22 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
     e.set_defaults(fn=_eval)
+    r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
+    r.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-v0, kitchen/open-divider_salad)")
+    r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
+    r.add_argument("--policy", default="random",
+                   help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
+    r.add_argument("--out", required=True,
+                   help="episode.gif or episode.mp4 (every frame; needs imageio, and imageio-ffmpeg for .mp4) "
+                        "or frame.png (one frame; needs pillow): pip install \"gridsim[render]\"")
+    r.add_argument("--max-steps", type=int, default=None,
+                   help="stop after this many steps (default: the episode's end)")
+    r.add_argument("--fps", type=float, default=10.0, help="frames per second of a GIF or MP4 (default 10)")
+    r.add_argument("--frame", type=int, default=0,
+                   help="the frame a PNG holds: 0 the reset state, K the state after K steps, -1 the last (default 0)")
+    r.add_argument("--cell-px", type=int, default=None,
+                   help="pixels per cell (default: the env's, 16 for navigation, 32 for gridroboman and kitchens)")
+    r.set_defaults(fn=_render)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
     lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
     lst.set_defaults(fn=_list)

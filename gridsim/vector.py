@@ -587,8 +587,8 @@ class GridVectorEnv(VectorEnv):
         """The compiled level the kernel plays (a family's level object; ``gridsim.Level.compile``)."""
         return self.level
 
-    def render_frame(self, index: int = 0) -> np.ndarray:
-        """One env's frame as a fresh uint8 (H, W, 3) array."""
+    def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
+        """One env's frame as a fresh uint8 (H, W, 3) array, ``cell_px`` pixels per cell (None: the env's size)."""
         raise NotImplementedError
 
     def render_text(self, index: int = 0) -> str:

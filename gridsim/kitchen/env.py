@@ -14,7 +14,7 @@ from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
 from gridsim.family import Family, Register
 from gridsim.kitchen.api import KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
-from gridsim.kitchen.render import render_ansi
+from gridsim.kitchen.render import render_ansi, render_rgb
 from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.kitchen.state import KitchenState
 from gridsim.lookup import builtin_level_names
@@ -22,9 +22,6 @@ from gridsim.single import SingleEnvView
 from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
-
-TILE_COLORS = np.array([(230, 225, 210), (150, 110, 70), (200, 200, 160), (60, 60, 60)], np.uint8)
-AGENT_COLORS = np.array([(40, 80, 230), (210, 40, 200), (230, 200, 30), (40, 170, 60)], np.uint8)
 
 
 class KitchenVectorEnv(KitchenApi, GridVectorEnv):
@@ -318,22 +315,14 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
 
     # ------------------------------------------------------------------ render
 
-    def render_frame(self, index: int = 0) -> np.ndarray:
-        """Row ``index``'s kitchen as a uint8 (H * tile_px, W * tile_px, 3) frame."""
-        k, st, p = self._kitchen(index), self.state, self.tile_px
-        H, W = self.level.height, self.level.width
-        cells = TILE_COLORS[st.tile_kind].reshape(H, W, 3).copy()
-        frame = np.repeat(np.repeat(cells, p, 0), p, 1)
-        q = max(p // 4, 1)
-        for c in np.flatnonzero(st.tile_item[k]):  # an item: a light square inside its tile
-            y, x = divmod(int(c), W)
-            frame[y * p + q : (y + 1) * p - q, x * p + q : (x + 1) * p - q] = (250, 240, 120)
-        for a, c in enumerate(st.agent_cell[k]):
-            y, x = divmod(int(c), W)
-            frame[y * p + q // 2 : (y + 1) * p - q // 2, x * p + q // 2 : (x + 1) * p - q // 2] = AGENT_COLORS[a]
-            if st.held[k, a]:
-                frame[y * p + 2 * q : (y + 1) * p - 2 * q, x * p + 2 * q : (x + 1) * p - 2 * q] = (250, 240, 120)
-        return frame
+    def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
+        """Row ``index``'s kitchen as a uint8 (H * px, W * px, 3) frame (``px``: ``cell_px`` or ``tile_px``).
+
+        Fresh foods are whole discs, chopped ones cut in four, plates white dishes holding
+        what was merged onto them; each agent's cell is framed in its colour, with its
+        number and the item it holds (``gridsim.kitchen.render``).
+        """
+        return render_rgb(self.level, self.get_state(index), self.tile_px if cell_px is None else int(cell_px))
 
     def render_text(self, index: int = 0) -> str:
         """Row ``index``'s kitchen as text: map characters, agents 1-4, items (t/T, l/L, o/O, p, m)."""

@@ -78,6 +78,9 @@ def nav_spaces(
     return obs, action
 
 
+RENDER_CELL_PX = 16  # render_frame's pixels per cell
+
+
 class NavVectorEnv(NavApi, GridVectorEnv):
     """A batch of PixelWorld navigation grids, stepped by one kernel call.
 
@@ -382,8 +385,13 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     # ------------------------------------------------------------------ render
 
-    def render_frame(self, index: int = 0, cell_px: int = 16) -> np.ndarray:
-        """Env ``index`` as a fresh uint8 (H * cell_px, W * cell_px, 3) frame."""
+    def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
+        """Env ``index`` as a fresh uint8 (H * cell_px, W * cell_px, 3) frame (``cell_px`` 16 by default).
+
+        Each cell in its tile's colour and the agent's cell in the agent's: the ``image``
+        observation, ``cell_px`` pixels per cell.
+        """
+        cell_px = RENDER_CELL_PX if cell_px is None else int(cell_px)
         out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
         self.kernel.render_rgb(self._index(index), out, cell_px)
         return out

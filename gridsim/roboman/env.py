@@ -13,6 +13,7 @@ import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
 from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
+from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
 from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, parse_task
 from gridsim.single import SingleEnvView
@@ -21,8 +22,6 @@ from gridsim.vector import GridVectorEnv
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
 OBS_TYPES = {"vector": _core.ROBOMAN_OBS_VECTOR, "grid": _core.ROBOMAN_OBS_GRID}  # the kernel's kinds
-BACKGROUND = (122, 122, 122)
-OBJECT_COLORS = ((255, 0, 0), (0, 255, 0), (0, 0, 255))
 
 
 class RobomanVectorEnv(RobomanApi, GridVectorEnv):
@@ -268,22 +267,13 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
 
     # ------------------------------------------------------------------ render
 
-    def render_frame(self, index: int = 0) -> np.ndarray:
-        """Env ``index`` as a uint8 (7 * cell_px, 7 * cell_px, 3) frame, drawn as the original does.
+    def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
+        """Env ``index`` as a uint8 (7 * px, 7 * px, 3) frame (``px``: ``cell_px`` or the env's ``cell_px``).
 
-        Gray background, the agent's cell black, each object with nothing on it and not
-        held filled with its colour (over the agent); the held object is not drawn.
+        Each cell's objects are slabs stacked from its floor up, the agent's cell is black
+        with the gripper (and the held object) at its top (``gridsim.roboman.render``).
         """
-        s = self.get_state(index)
-        k = self.cell_px
-        frame = np.empty((7 * k, 7 * k, 3), np.uint8)
-        frame[:] = BACKGROUND
-        ax, ay = s["agent_pos"]
-        frame[ay * k : (ay + 1) * k, ax * k : (ax + 1) * k] = 0
-        for j, o in enumerate(s["objs"]):
-            if j != s["lifted_obj_idx"] and o["obj_above"] is None:
-                frame[o["y"] * k : (o["y"] + 1) * k, o["x"] * k : (o["x"] + 1) * k] = OBJECT_COLORS[j]
-        return frame
+        return render_rgb(self.get_state(index), self.cell_px if cell_px is None else int(cell_px))
 
     def render_text(self, index: int = 0) -> str:
         """Env ``index`` as text: ``@`` the agent, R/G/B the top objects (lower case under the agent)."""

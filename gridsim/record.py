@@ -1,0 +1,155 @@
+"""Episodes as pictures: play one episode with a policy and write its frames (``gridsim render``).
+
+:func:`record_episode` plays the episode that :func:`gridsim.evaluate` plays for the same
+seed and policy, and keeps the ``rgb_array`` frame of every state, the first after the
+reset and the last after the step that ends the episode. :func:`write_frames` writes them
+as a GIF or an MP4 (imageio; MP4 also needs imageio-ffmpeg) or one frame as a PNG
+(pillow). These packages are the ``render`` extra: ``pip install "gridsim[render]"``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gridsim.errors import InvalidActionError, PolicyError
+from gridsim.evaluate import _open_env, _PolicyCaller, _read_only
+
+__all__ = ["Episode", "MEDIA_SUFFIXES", "record_episode", "write_frames"]
+
+MEDIA_SUFFIXES = (".gif", ".mp4", ".png")
+EXTRA = 'pip install "gridsim[render]"'
+
+
+@dataclass(eq=False)
+class Episode:
+    """The frames of one episode and how it went.
+
+    Attributes:
+        frames: uint8 (H, W, 3) frames, one per state: ``len(frames) == length + 1``.
+        rewards: float64 (length,) the reward of each step (a kitchen's team reward).
+        terminated: whether the last step ended the episode by termination.
+        truncated: whether it ended by the env's step limit (False when ``max_steps`` cut it short).
+    """
+
+    frames: list[np.ndarray]
+    rewards: np.ndarray
+    terminated: bool
+    truncated: bool
+
+    @property
+    def length(self) -> int:
+        """The steps played."""
+        return len(self.rewards)
+
+
+def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell_px: int | None = None,
+                   env_kwargs: Mapping[str, Any] | None = None) -> Episode:
+    """Play one episode and keep a frame of every state.
+
+    Args:
+        policy: as :func:`gridsim.evaluate` takes it: ``"random"``, ``policy(obs)``,
+            ``policy(obs, infos)`` or a ``torch.nn.Module``, called on a batch of one.
+        env: a registered id or a level name, as :func:`gridsim.evaluate` takes it.
+        seed: the episode's seed (``reset(seed=seed)``).
+        max_steps: stop after this many steps even if the episode goes on (None: play to its end).
+        cell_px: pixels per cell (None: the env's own size).
+        env_kwargs: more keyword arguments of the env.
+
+    Returns:
+        An :class:`Episode`.
+
+    Raises:
+        ValueError: ``max_steps`` below 0, or an env without a step limit and no ``max_steps``.
+        gridsim.PolicyError: the policy returned invalid actions.
+    """
+    if max_steps is not None and max_steps < 0:
+        raise ValueError(f"max_steps must be >= 0 or None, got {max_steps}")
+    caller = _PolicyCaller(policy)
+    envs, _, env_name = _open_env(env, 1, None, 1, {**(env_kwargs or {}), "render_mode": "rgb_array"})
+    try:
+        base = envs.unwrapped
+        if max_steps is None and int(getattr(base.kernel, "max_steps", 1)) == 0:
+            raise ValueError(f"{env_name}: its episodes have no step limit; give max_steps (--max-steps)")
+        caller.bind(base.single_action_space)
+        rows = base.num_envs  # 1, or a kitchen's agents in the agent-rows view
+        obs, infos = envs.reset(seed=[seed] * rows)
+        frames = [base.render_frame(0, cell_px)]
+        rewards: list[float] = []
+        terminated = truncated = False
+        episode_seed = _read_only(np.full(rows, seed % (1 << 64), np.uint64))
+        while max_steps is None or len(rewards) < max_steps:
+            if caller.wants_infos:
+                infos = {**infos, "episode_seed": episode_seed, "episode_step": np.full(rows, len(rewards))}
+            actions = caller(_read_only(obs), infos)
+            try:
+                obs, reward, term, trunc, infos = envs.step(actions)
+            except InvalidActionError as e:
+                raise PolicyError(f"policy {caller.name} returned invalid actions for {env_name}: {e}") from e
+            rewards.append(float(reward[0]))
+            frames.append(base.render_frame(0, cell_px))
+            terminated, truncated = bool(term[0]), bool(trunc[0])
+            if terminated or truncated:
+                break
+    finally:
+        envs.close()
+    return Episode(frames, np.array(rewards, np.float64), terminated, truncated)
+
+
+def _need(module: str, suffix: str):
+    """Import ``module``; a missing package is an ImportError naming it and the extra."""
+    import importlib
+
+    top = module.split(".")[0]
+    try:
+        importlib.import_module(top)
+        return importlib.import_module(module)
+    except ImportError:
+        package = {"PIL": "pillow", "imageio_ffmpeg": "imageio-ffmpeg"}.get(top, top)
+        raise ImportError(f"writing {suffix} files needs {package}: {EXTRA}") from None
+
+
+def write_frames(path: str | os.PathLike, frames: Sequence[np.ndarray], *, fps: float = 10.0,
+                 frame: int = 0) -> None:
+    """Write frames by the file's suffix: ``.gif`` or ``.mp4`` all of them, ``.png`` frame ``frame``.
+
+    Args:
+        path: the file to write (replaced if it exists).
+        frames: uint8 (H, W, 3) frames of equal shape.
+        fps: frames per second of a GIF or an MP4.
+        frame: the index of the frame a PNG holds (negative counts from the end).
+
+    Raises:
+        ValueError: another suffix, no frames, ``frame`` out of range or ``fps`` not positive.
+        ImportError: the package the format needs is not installed (the message names the extra).
+    """
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if suffix not in MEDIA_SUFFIXES:
+        raise ValueError(f"{os.fspath(path)!r}: the file must end in {', '.join(MEDIA_SUFFIXES)}")
+    if not frames:
+        raise ValueError("no frames to write")
+    if not fps > 0:
+        raise ValueError(f"fps must be positive, got {fps}")
+    if suffix == ".png":
+        if not -len(frames) <= frame < len(frames):
+            raise ValueError(f"frame {frame} is out of range: the episode has {len(frames)} frames "
+                             f"(0 to {len(frames) - 1})")
+        image = _need("PIL.Image", suffix)
+        image.fromarray(np.ascontiguousarray(frames[frame])).save(path)
+        return
+    _need("PIL", suffix)  # imageio writes GIFs with pillow
+    iio = _need("imageio.v3", suffix)
+    if suffix == ".gif":
+        # loop=0: the GIF repeats; the duration of each frame is in milliseconds.
+        iio.imwrite(path, np.stack(frames), extension=".gif", duration=1000.0 / fps, loop=0)
+        return
+    _need("imageio_ffmpeg", suffix)
+    v2 = _need("imageio.v2", suffix)
+    # macro_block_size=2: H.264 needs even sides; 2 pads odd ones instead of rescaling every frame.
+    with v2.get_writer(path, format="FFMPEG", mode="I", fps=fps, macro_block_size=2) as writer:
+        for f in frames:
+            writer.append_data(np.ascontiguousarray(f))

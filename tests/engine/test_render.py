@@ -1,0 +1,274 @@
+"""Frames and episode files: ``gridsim render``, the families' ``rgb_array`` pictures, RecordVideo."""
+
+import importlib.util
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim.cli import main
+from gridsim.kitchen.render import AGENT_COLORS, FOOD_COLORS, PLATE_COLOR, TILE_COLORS
+from gridsim.kitchen.rules import COUNTER
+from gridsim.record import record_episode, write_frames
+from gridsim.roboman.render import AGENT_CELL, BACKGROUND, OBJECT_COLORS, slab_box
+
+# One id per family, with episodes that end within their step limit.
+IDS = ["gridsim/Nav-room2_small-v0", "gridsim/Gridroboman-LiftRed-v0", "gridsim/Kitchen-open-divider_salad-v0"]
+needs_imageio = pytest.mark.skipif(importlib.util.find_spec("imageio") is None or
+                                   importlib.util.find_spec("PIL") is None, reason="imageio and pillow not installed")
+needs_pillow = pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="pillow is not installed")
+needs_ffmpeg = pytest.mark.skipif(importlib.util.find_spec("imageio_ffmpeg") is None or
+                                  importlib.util.find_spec("imageio") is None, reason="imageio-ffmpeg not installed")
+needs_moviepy = pytest.mark.skipif(importlib.util.find_spec("moviepy") is None, reason="moviepy is not installed")
+
+
+def _single(env_id):
+    env = gym.make(env_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    return env
+
+
+# --------------------------------------------------------------------------- gridsim render
+
+
+@needs_imageio
+@pytest.mark.parametrize("env_id", IDS)
+def test_render_gif_plays_every_state_of_the_episode(tmp_path, env_id, capsys):
+    from PIL import Image
+
+    out = tmp_path / "episode.gif"
+    assert main(["render", env_id, "--seed", "3", "--max-steps", "30", "--fps", "20", "--out", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    episode = record_episode("random", env_id, 3, max_steps=30)
+    with Image.open(out) as gif:
+        assert gif.size == episode.frames[0].shape[1::-1]
+        durations = []
+        for i in range(gif.n_frames):
+            gif.seek(i)
+            durations.append(gif.info["duration"])
+        # Identical neighbouring frames are merged into one longer frame: the playing time counts them all.
+        assert sum(durations) == pytest.approx(len(episode.frames) * 50, abs=len(durations))
+        gif.seek(0)
+        np.testing.assert_array_equal(np.asarray(gif.convert("RGB")), episode.frames[0])
+        gif.seek(gif.n_frames - 1)
+        np.testing.assert_array_equal(np.asarray(gif.convert("RGB")), episode.frames[-1])
+
+
+def test_recorded_episode_is_the_one_evaluate_scores():
+    episode = record_episode("random", IDS[0], 5)
+    result = gridsim.evaluate("random", IDS[0], [5])
+    assert episode.length == result["length"][0] and len(episode.frames) == episode.length + 1
+    assert episode.rewards.sum() == pytest.approx(result["return"][0])
+    assert episode.terminated or episode.truncated
+
+
+@needs_pillow
+@pytest.mark.parametrize("env_id", IDS)
+def test_render_png_holds_the_requested_frame(tmp_path, env_id):
+    from PIL import Image
+
+    out = tmp_path / "frame.png"
+    assert main(["render", env_id, "--seed", "1", "--frame", "4", "--cell-px", "20", "--out", str(out)]) == 0
+    want = record_episode("random", env_id, 1, max_steps=4, cell_px=20).frames[4]
+    with Image.open(out) as png:
+        got = np.asarray(png.convert("RGB"))
+    np.testing.assert_array_equal(got, want)
+    assert got.shape[0] % 20 == 0 and got.shape[1] % 20 == 0
+
+
+@needs_ffmpeg
+def test_render_mp4_has_one_frame_per_state(tmp_path):
+    import imageio.v2 as iio
+
+    out = tmp_path / "episode.mp4"
+    assert main(["render", IDS[1], "--seed", "2", "--max-steps", "9", "--out", str(out)]) == 0
+    with iio.get_reader(out, format="FFMPEG") as reader:
+        frames = [f for f in reader]
+    assert len(frames) == 10 and frames[0].shape == (7 * 32, 7 * 32, 3)
+
+
+@pytest.mark.parametrize(("module", "suffix", "package"),
+                         [("imageio", ".gif", "imageio"), ("PIL", ".png", "pillow"), ("imageio_ffmpeg", ".mp4",
+                                                                                        "imageio-ffmpeg")])
+def test_missing_package_is_one_line_naming_the_extra(tmp_path, monkeypatch, capsys, module, suffix, package):
+    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")] + [module]:
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ImportError
+    assert main(["render", IDS[0], "--max-steps", "2", "--out", str(tmp_path / f"x{suffix}")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("gridsim render: error:") and package in err and 'pip install "gridsim[render]"' in err
+
+
+@pytest.mark.parametrize("args", [["--out", "episode.avi"], ["--out", "x.png", "--frame", "500"],
+                                  ["--out", "x.gif", "--cell-px", "0"], ["--out", "x.gif", "--policy", "nope"]])
+def test_bad_arguments_are_one_line_errors(tmp_path, monkeypatch, capsys, args):
+    pytest.importorskip("PIL")
+    pytest.importorskip("imageio")
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", IDS[0], *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gridsim render: error:") and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_level_without_step_limit_asks_for_max_steps(tmp_path, capsys):
+    assert main(["render", "kitchen/open-divider_salad", "--out", str(tmp_path / "k.gif")]) == 2
+    assert "--max-steps" in capsys.readouterr().err
+
+
+@needs_imageio
+def test_level_names_render(tmp_path):
+    assert main(["render", "roboman:StackRedOnGreen", "--max-steps", "3", "--out", str(tmp_path / "r.gif")]) == 0
+    assert (tmp_path / "r.gif").stat().st_size > 0
+
+
+def test_write_frames_rejects_other_suffixes(tmp_path):
+    with pytest.raises(ValueError, match=r"\.gif, \.mp4, \.png"):
+        write_frames(tmp_path / "x.jpg", [np.zeros((4, 4, 3), np.uint8)])
+
+
+# --------------------------------------------------------------------------- the pictures
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_render_frame_takes_a_cell_size(env_id):
+    env = _single(env_id)
+    vec = env.unwrapped.unwrapped_vector
+    rows, cols, _ = vec.render_frame(0, cell_px=1).shape
+    big = vec.render_frame(0, cell_px=40)
+    assert big.dtype == np.uint8 and big.shape == (rows * 40, cols * 40, 3)
+    assert env.render().shape == vec.render_frame(0).shape
+
+
+def _kitchen(px=32):
+    env = _single("gridsim/Kitchen-open-divider_salad-v0")
+    return env, env.unwrapped.get_state(), px
+
+
+def _kitchen_frame(env, state, px):
+    env.unwrapped.set_state(state)
+    return env.unwrapped.unwrapped_vector.render_frame(0, cell_px=px)
+
+
+def _centre(frame, xy, px, dy=0.0, dx=0.0):
+    x, y = xy
+    return frame[int((y + 0.5 + dy) * px), int((x + 0.5 + dx) * px)]
+
+
+def test_kitchen_held_item_is_drawn_in_the_agents_cell():
+    env, state, px = _kitchen()
+    pos = state["agents"][0]["pos"]
+    empty = _kitchen_frame(env, state, px)
+    state["agents"][0]["held"] = "FreshTomato"
+    holding = _kitchen_frame(env, state, px)
+    assert tuple(_centre(holding, pos, px)) == FOOD_COLORS["Tomato"]
+    assert tuple(_centre(empty, pos, px)) != FOOD_COLORS["Tomato"]
+    # The frame in the agent's colour: agent 1 blue, agent 2 magenta.
+    for k, agent in enumerate(state["agents"]):
+        x, y = agent["pos"]
+        assert tuple(holding[y * px + 1, x * px + px // 2]) == tuple(AGENT_COLORS[k])
+
+
+def test_kitchen_chopped_food_is_cut_and_fresh_food_whole():
+    env, state, px = _kitchen()
+    xy = next(xy for xy, item in state["items"].items() if item == "FreshTomato")
+    fresh = _kitchen_frame(env, state, px)
+    state["items"][xy] = "ChoppedTomato"
+    chopped = _kitchen_frame(env, state, px)
+    tomato = FOOD_COLORS["Tomato"]
+    assert tuple(_centre(fresh, xy, px)) == tomato
+    # Chopped: the cross through the middle shows the counter beneath; the quarters are tomato.
+    assert tuple(_centre(chopped, xy, px)) == tuple(TILE_COLORS[COUNTER])
+    assert tuple(_centre(chopped, xy, px, 0.2, 0.2)) == tomato
+    assert tuple(_centre(chopped, xy, px, -0.2, 0.2)) == tomato
+
+
+def test_kitchen_plated_and_merged_items_show_their_parts():
+    env, state, px = _kitchen(48)
+    xy = next(xy for xy, item in state["items"].items() if item == "Plate")
+    plain = _kitchen_frame(env, state, px)
+    state["items"][xy] = "ChoppedLettuce-Plate-ChoppedTomato"
+    dish = _kitchen_frame(env, state, px)
+    assert tuple(_centre(plain, xy, px, 0.3)) == PLATE_COLOR
+    assert tuple(_centre(dish, xy, px, 0.3)) == PLATE_COLOR
+    # Two foods side by side on the plate, each cut in four, in the foods' order: tomato, lettuce.
+    assert tuple(_centre(dish, xy, px, 0.08, -0.25)) == FOOD_COLORS["Tomato"]
+    assert tuple(_centre(dish, xy, px, 0.08, 0.25)) == FOOD_COLORS["Lettuce"]
+    assert tuple(_centre(plain, xy, px, 0.08, 0.25)) == PLATE_COLOR
+
+
+def _roboman(state_changes, px=32):
+    env = _single("gridsim/Gridroboman-StackRedOnGreen-v0")
+    state = env.unwrapped.get_state()
+    state.update(state_changes)
+    env.unwrapped.set_state(state)
+    return env.unwrapped.unwrapped_vector.render_frame(0, cell_px=px)
+
+
+def _slab_pixel(frame, x, y, px, level):
+    y0, x0, y1, x1 = slab_box(y, x, px, level)
+    return tuple(frame[int(y0 + 0.75 * (y1 - y0)), int(x0) + 2])
+
+
+def test_roboman_stack_shows_which_object_is_on_which():
+    objs = [{"x": 3, "y": 3, "obj_above": None, "obj_below": 1}, {"x": 3, "y": 3, "obj_above": 0, "obj_below": None},
+            {"x": 5, "y": 5, "obj_above": None, "obj_below": None}]
+    frame = _roboman({"agent_pos": (0, 0), "objs": objs, "lifted_obj_idx": None})
+    assert _slab_pixel(frame, 3, 3, 32, 0) == OBJECT_COLORS[1]  # green at the bottom
+    assert _slab_pixel(frame, 3, 3, 32, 1) == OBJECT_COLORS[0]  # red on it
+    assert _slab_pixel(frame, 5, 5, 32, 0) == OBJECT_COLORS[2]
+    assert _slab_pixel(frame, 5, 5, 32, 1) == BACKGROUND  # nothing on blue
+
+
+def test_roboman_gripper_shows_the_held_object():
+    objs = [{"x": 2, "y": 4, "obj_above": None, "obj_below": None}, {"x": 0, "y": 6, "obj_above": None,
+                                                                     "obj_below": None},
+            {"x": 6, "y": 0, "obj_above": None, "obj_below": None}]
+    holding = _roboman({"agent_pos": (2, 4), "objs": objs, "lifted_obj_idx": 0})
+    standing = _roboman({"agent_pos": (2, 4), "objs": objs, "lifted_obj_idx": None})
+    assert _slab_pixel(holding, 2, 4, 32, None) == OBJECT_COLORS[0]  # red in the gripper
+    assert _slab_pixel(holding, 2, 4, 32, 0) == AGENT_CELL  # ... not on the floor
+    assert _slab_pixel(standing, 2, 4, 32, None) == AGENT_CELL
+    assert _slab_pixel(standing, 2, 4, 32, 0) == OBJECT_COLORS[0]
+
+
+# --------------------------------------------------------------------------- Gymnasium's wrappers
+
+
+@needs_moviepy
+@pytest.mark.parametrize("env_id", IDS)
+def test_record_video_records_single_env_episodes(tmp_path, env_id):
+    from gymnasium.wrappers import RecordVideo
+
+    folder = tmp_path / "videos"
+    env = RecordVideo(gym.make(env_id, render_mode="rgb_array"), str(folder), episode_trigger=lambda e: True,
+                      disable_logger=True)
+    env.reset(seed=0)
+    for _ in range(5):
+        env.step(env.action_space.sample())
+    env.close()
+    videos = list(folder.glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 0
+    if importlib.util.find_spec("imageio_ffmpeg") is not None:
+        import imageio.v2 as iio
+
+        with iio.get_reader(videos[0], format="FFMPEG") as reader:
+            assert sum(1 for _ in reader) == 6
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_render_collection_gathers_one_frame_per_state(env_id):
+    # The frames RecordVideo writes are the ones render() returns after each reset and step.
+    from gymnasium.wrappers import RenderCollection
+
+    env = RenderCollection(gym.make(env_id, render_mode="rgb_array"))
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(env.action_space.sample())
+    frames = env.render()
+    assert len(frames) == 4
+    assert all(f.dtype == np.uint8 and f.shape == frames[0].shape and f.shape[2] == 3 for f in frames)
+    np.testing.assert_array_equal(frames[-1], env.unwrapped.unwrapped_vector.render_frame(0))
+    env.close()
