@@ -5,6 +5,7 @@ Usage::
     python bench/sweep.py                  # print the JSON lines
     python bench/sweep.py --write-readme   # ... and rewrite the results table in bench/README.md
     python bench/sweep.py --quick          # tiny arguments, seconds (the smoke test runs this)
+    python bench/sweep.py --plot           # ... and chart env-steps/s against N in bench/sweep-nav.png
 
 What it runs, in one process (``bench_step``'s functions, no subprocesses):
 
@@ -22,7 +23,11 @@ obs_type) its ``"mode": "summary"`` line as ``bench_step --mode all`` prints it
 reference runs with coords observations). ``--write-readme`` replaces the text between
 ``<!-- sweep:begin -->`` and ``<!-- sweep:end -->`` in ``bench/README.md``
 (``--readme`` picks another file) with a Markdown table of the summaries and a
-line naming the machine.
+line naming the machine. ``--plot [PATH]`` draws env-steps per second against N, both on
+log scales, one line per observation type for ``step()`` (solid) and the bare kernel call
+(dashed), the pure-Python reference as a dotted level, and writes the PNG (default
+``bench/sweep-<family>.png``; needs matplotlib, the ``bench`` extra). ``--env-steps`` and
+``--repeats`` make a shorter sweep.
 """
 
 from __future__ import annotations
@@ -60,7 +65,8 @@ TARGET_STEP_OVER_RAW = 0.8
 
 
 def plan(quick: bool = False, sizes=SIZES, obs_types=None, level: str | None = None,
-         seed: int = 0, family: str = "nav") -> tuple[list[BenchConfig], BenchConfig]:
+         seed: int = 0, family: str = "nav", env_steps: int = TARGET_ENV_STEPS,
+         repeats: int | None = None) -> tuple[list[BenchConfig], BenchConfig]:
     """The batch configurations to time, and the reference configuration."""
     fam = FAMILIES[family]
     obs_types = obs_types or fam["obs"]
@@ -74,17 +80,17 @@ def plan(quick: bool = False, sizes=SIZES, obs_types=None, level: str | None = N
     for obs_type, ns in [(o, sizes) for o in obs_types] + extra:
         for n in ns:
             if quick:
-                steps, repeats, warmup = 5, 1, 1
+                steps, n_repeats, warmup = 5, 1, 1
             else:
-                steps = min(max(math.ceil(TARGET_ENV_STEPS / n), MIN_STEPS), MAX_STEPS)
-                repeats = 7 if n <= 16384 else 5
+                steps = min(max(math.ceil(env_steps / n), MIN_STEPS), MAX_STEPS)
+                n_repeats = repeats or (7 if n <= 16384 else 5)
                 warmup = min(max(steps // 5, 5), 2000)
             runs.append(BenchConfig(family=family, level=level, num_envs=n, steps=steps,
-                                    repeats=repeats, warmup=warmup, obs_type=obs_type, seed=seed,
+                                    repeats=n_repeats, warmup=warmup, obs_type=obs_type, seed=seed,
                                     mode="all"))
     ref = BenchConfig(family=family, level=level, obs_type=obs_types[0], seed=seed, mode="reference",
                       reference_envs=4 if quick else 64, reference_steps=5 if quick else 200,
-                      repeats=1 if quick else 3, warmup=1 if quick else 20)
+                      repeats=1 if quick else min(repeats or 3, 3), warmup=1 if quick else 20)
     return runs, ref
 
 
@@ -185,6 +191,45 @@ def write_readme(path: Path, section: str, marker: str = "sweep"):
     path.write_text(text[:start] + "\n" + section + "\n" + text[end:], encoding="utf-8")
 
 
+# ------------------------------------------------------------------------- plot
+
+
+def plot(summaries: list[dict[str, Any]], path: Path, date: str) -> None:
+    """Env-steps per second against N (log-log): step() solid, the kernel call dashed, one colour per observation."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    first = summaries[0]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for k, obs in enumerate(dict.fromkeys(s["obs_type"] for s in summaries)):
+        rows = sorted((s for s in summaries if s["obs_type"] == obs), key=lambda s: s["num_envs"])
+        ns = [s["num_envs"] for s in rows]
+        style = {"color": f"C{k}", "marker": "o", "markersize": 4}
+        ax.plot(ns, [s["step_env_steps_per_s"] for s in rows], label=f"{obs}, step()", **style)
+        ax.plot(ns, [s["raw_env_steps_per_s"] for s in rows], linestyle="--", label=f"{obs}, kernel call", **style)
+    ref = next((s for s in summaries if s.get("reference_env_steps_per_s")), None)
+    if ref is not None:
+        ax.axhline(ref["reference_env_steps_per_s"], color="grey", linestyle=":",
+                   label=f"pure-Python reference ({ref['obs_type']})")
+    ax.set_xscale("log", base=2)
+    sizes = sorted({s["num_envs"] for s in summaries})
+    ax.set_xticks(sizes, [f"{n:,}" for n in sizes], fontsize=8)
+    ax.minorticks_off()  # keeps the y grid at the decades only; the x ticks are the sizes
+    ax.set_yscale("log")
+    ax.set_xlabel("N (envs in the batch)")
+    ax.set_ylabel("env-steps per second")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    ax.set_title(f"{first['family']}: {first['level']}, one kernel thread", fontsize=10)
+    fig.text(0.01, 0.01, f"{first['cpu_model']}, {first['cores']} cores; gridsim {first['gridsim']}; {date}",
+             fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 # ------------------------------------------------------------------------- CLI
 
 
@@ -201,12 +246,27 @@ def main(argv: list[str] | None = None) -> int:
                    choices=["coords", "view", "vector", "grid"], help="observation types swept over N")
     p.add_argument("--level", default=None, help="a level (nav) or a task (roboman)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--env-steps", type=int, default=TARGET_ENV_STEPS,
+                   help=f"env-steps per repeat (default {TARGET_ENV_STEPS:,})")
+    p.add_argument("--repeats", type=int, default=None, help="repeats per N (default 7, 5 above N = 16,384)")
+    p.add_argument("--plot", type=Path, nargs="?", const=True, default=None, metavar="PNG",
+                   help="chart env-steps/s against N (default file: bench/sweep-<family>.png; needs matplotlib)")
     args = p.parse_args(argv)
-    runs, ref = plan(args.quick, args.sizes, args.obs_types, args.level, args.seed, args.family)
+    if args.plot is not None:
+        try:
+            import matplotlib  # noqa: F401  (fail before the sweep, not after)
+        except ImportError:
+            raise SystemExit('sweep.py --plot needs matplotlib: pip install "gridsim[bench]"') from None
+    runs, ref = plan(args.quick, args.sizes, args.obs_types, args.level, args.seed, args.family, args.env_steps,
+                     args.repeats)
     _, summaries = sweep(runs, ref)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     if args.write_readme:
-        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
         write_readme(args.readme, readme_section(summaries, date), FAMILIES[args.family]["marker"])
+    if args.plot is not None:
+        path = README.parent / f"sweep-{args.family}.png" if args.plot is True else args.plot
+        plot(summaries, path, date)
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

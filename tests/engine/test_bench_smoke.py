@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import gridsim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +66,13 @@ def test_bench_scripts_print_json_lines():
     assert modes == {"raw", "step", "reference", "summary"}
     summaries = [r for r in records if r["mode"] == "summary"]
     assert {(r["num_envs"], r["obs_type"]) for r in summaries} >= {(64, "coords"), (64, "view")}
+
+
+def test_sweep_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    records = _run("bench/sweep.py", "--quick", "--family", "kitchen", "--plot", str(tmp_path / "sweep.png"))
+    assert {r["num_envs"] for r in records if r["mode"] == "summary"} == {64, 256}
+    assert (tmp_path / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_threads_sweep_writes_a_table(tmp_path):
