@@ -225,7 +225,7 @@ def _render(args) -> int:
     try:
         episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px)
         write_frames(args.out, episode.frames, fps=args.fps, frame=args.frame)
-    except (ValueError, ImportError, LookupError) as e:
+    except (ValueError, TypeError, ImportError, LookupError, OSError) as e:  # OSError: e.g. no such folder
         return fail(e)
     end = "terminated" if episode.terminated else "truncated" if episode.truncated else "stopped at --max-steps"
     what = f"frame {args.frame} of " if suffix == ".png" else f"{len(episode.frames)} frames of "

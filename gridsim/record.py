@@ -64,9 +64,17 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         An :class:`Episode`.
 
     Raises:
+        TypeError: ``env`` is not a string.
         ValueError: ``max_steps`` below 0, or an env without a step limit and no ``max_steps``.
         gridsim.PolicyError: the policy returned invalid actions.
+
+    Example:
+        >>> episode = record_episode("random", "gridsim/Nav-room1_small-v0", seed=0, max_steps=3)
+        >>> len(episode.frames), episode.frames[0].shape, episode.length
+        (4, (96, 96, 3), 3)
     """
+    if not isinstance(env, str):
+        raise TypeError(f"env must be a registered id or a level name, got {env!r}")
     if max_steps is not None and max_steps < 0:
         raise ValueError(f"max_steps must be >= 0 or None, got {max_steps}")
     caller = _PolicyCaller(policy)

@@ -14,6 +14,7 @@ import gridsim.kitchen.env
 import gridsim.level
 import gridsim.nav.env
 import gridsim.nav.sampler
+import gridsim.record
 import gridsim.registry
 import gridsim.roboman.env
 
@@ -22,7 +23,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 @pytest.mark.parametrize("module", [gridsim, gridsim.nav.env, gridsim.roboman.env, gridsim.kitchen.env,
                                     gridsim.nav.sampler, gridsim.level, gridsim.api.settings,
-                                    gridsim.registry,
+                                    gridsim.registry, gridsim.record,
                                     # the module: the package's `evaluate` attribute is the function
                                     sys.modules["gridsim.evaluate"]], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):

@@ -102,7 +102,8 @@ def test_missing_package_is_one_line_naming_the_extra(tmp_path, monkeypatch, cap
 
 
 @pytest.mark.parametrize("args", [["--out", "episode.avi"], ["--out", "x.png", "--frame", "500"],
-                                  ["--out", "x.gif", "--cell-px", "0"], ["--out", "x.gif", "--policy", "nope"]])
+                                  ["--out", "x.gif", "--cell-px", "0"], ["--out", "x.gif", "--policy", "nope"],
+                                  ["--out", "no-such-folder/x.gif"], ["--out", "x.gif", "--fps", "0"]])
 def test_bad_arguments_are_one_line_errors(tmp_path, monkeypatch, capsys, args):
     pytest.importorskip("PIL")
     pytest.importorskip("imageio")
