@@ -149,9 +149,9 @@ def write_frames(path: str | os.PathLike, frames: Sequence[np.ndarray], *, fps: 
         image = _need("PIL.Image", suffix)
         image.fromarray(np.ascontiguousarray(frames[frame])).save(path)
         return
-    _need("PIL", suffix)  # imageio writes GIFs with pillow
     iio = _need("imageio.v3", suffix)
     if suffix == ".gif":
+        _need("PIL", suffix)  # imageio writes GIFs with pillow
         # loop=0: the GIF repeats; the duration of each frame is in milliseconds.
         iio.imwrite(path, np.stack(frames), extension=".gif", duration=1000.0 / fps, loop=0)
         return
