@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import time
-import warnings
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads stay off the kernel's cores
 
@@ -39,7 +38,7 @@ import gridsim  # noqa: E402
 from gridsim.benchmark import machine_info  # noqa: E402
 
 FAMILY_IDS = {
-    "nav": "gridsim/PixelWorld-v0",
+    "nav": "gridsim/PixelWorld-room1_small-v0",
     "roboman": "gridsim/Gridroboman-LiftRed-v0",
     "kitchen": "gridsim/Kitchen-open-divider_salad-v0",
 }
@@ -90,7 +89,6 @@ def main(argv=None) -> int:
     p.add_argument("--policy", nargs="+", default=["obs", "random"], choices=["obs", "random"])
     p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args(argv)
-    warnings.simplefilter("ignore", DeprecationWarning)  # PixelWorld-v0 is an old version on purpose
     info = machine_info()
     for family in args.family:
         env_id = FAMILY_IDS[family]

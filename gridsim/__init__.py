@@ -5,7 +5,7 @@ Importing gridsim registers its ids with Gymnasium::
     import gymnasium as gym
     import gridsim  # noqa: F401
 
-    envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=4096)
+    envs = gym.make_vec("gridsim/PixelWorld-room1_small-v0", num_envs=4096)
 """
 
 import gridsim._core as _core

@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: when stderr is a terminal and without --json)")
     b.set_defaults(fn=_bench)
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
-    e.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-v0, nav/four_rooms)")
+    e.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-room1_small-v0, nav/four_rooms)")
     e.add_argument("--policy", default="random",
                    help="random (uniform, respects action masks), module:attr (a callable, torch module, class, "
                         "or module:factory()) or a .pt file (TorchScript, or a module saved whole)")

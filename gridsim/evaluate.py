@@ -486,7 +486,7 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
             ``MultiDiscrete`` space is split by ``nvec`` and each part argmaxed, anything else is
             taken as the actions; a tuple output's first item is used. ``"random"`` is a
             :class:`RandomPolicy`.
-        env: a registered id (``"gridsim/PixelWorld-v0"``), a level name as :func:`gridsim.make`
+        env: a registered id (``"gridsim/PixelWorld-room1_small-v0"``), a level name as :func:`gridsim.make`
             takes it (``"nav/four_rooms"``, ``"roboman:LiftRed"``), or a gridsim vector env,
             which is reset with the seeds and left open.
         seeds: the episodes' seeds, non-negative ints (a range, a list, a numpy array).
@@ -509,7 +509,7 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
 
     Example:
         >>> import gridsim
-        >>> result = gridsim.evaluate("random", "gridsim/PixelWorld-v0", range(100), num_envs=16)
+        >>> result = gridsim.evaluate("random", "gridsim/PixelWorld-room1_small-v0", range(100), num_envs=16)
         >>> len(result), result["seed"][:3].tolist()
         (100, [0, 1, 2])
         >>> sorted(result.summary())

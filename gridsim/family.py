@@ -11,12 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = ["Family", "Register"]
 
-# register(env_id, max_episode_steps, kwargs): registers one Gymnasium id of the family's env classes.
-Register = Callable[[str, "int | None", dict], None]
+
+class Register(Protocol):
+    """Registers one Gymnasium id of the family's env classes.
+
+    ``alias_of`` names the id gridsim leads with when ``env_id`` is an older name of the
+    same env, kept for code ported from the original: it is made as ever, and
+    :func:`gridsim.registered_ids` (``gridsim list``, ``gridsim check``) leaves it out.
+    """
+
+    def __call__(self, env_id: str, max_episode_steps: int | None, kwargs: dict[str, Any],
+                 alias_of: str | None = None) -> None:
+        """Register ``env_id`` with these constructor ``kwargs`` and spec-level step limit."""
 
 
 def _no_defaults(meta: Mapping[str, str]) -> dict[str, Any]:

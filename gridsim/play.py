@@ -116,8 +116,11 @@ def play_terminal(session: PlaySession, stdin=None, stdout=None) -> int:
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
 
+    newline = "\n"
+
     def draw():
-        stdout.write("\x1b[H\x1b[2J" + session.frame() + session.message + "\n")
+        text = "\x1b[H\x1b[2J" + session.frame() + session.message + "\n"
+        stdout.write(text.replace("\n", newline))
         stdout.flush()
 
     restore = None
@@ -130,6 +133,7 @@ def play_terminal(session: PlaySession, stdin=None, stdout=None) -> int:
         fd = stdin.fileno()
         old = termios.tcgetattr(fd)
         tty.setraw(fd)
+        newline = "\r\n"  # raw mode turns off the terminal's own \n -> \r\n
 
         def restore():
             termios.tcsetattr(fd, termios.TCSADRAIN, old)

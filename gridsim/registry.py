@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 
 from gridsim.families import FAMILIES
 
-__all__ = ["register_all", "register_level", "registered_ids"]
+__all__ = ["ALIASES", "register_all", "register_level", "registered_ids"]
 
 LEVEL_ENTRY = {"entry_point": "gridsim.level:LevelEnv", "vector_entry_point": "gridsim.level:make"}
+# Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
+ALIASES: dict[str, str] = {}
 
 
 def register_all():
@@ -18,7 +22,10 @@ def register_all():
         entry = {"entry_point": f"gridsim.envs:{fam.single_env.__name__}",
                  "vector_entry_point": f"gridsim.envs:{fam.vector_env.__name__}"}
 
-        def register(env_id: str, max_episode_steps: int | None, kwargs: dict, entry=entry):
+        def register(env_id: str, max_episode_steps: int | None, kwargs: dict[str, Any],
+                     alias_of: str | None = None, entry: dict[str, str] = entry) -> None:
+            if alias_of is not None:
+                ALIASES[env_id] = alias_of
             if env_id not in gym.registry:
                 gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs, **entry)
 
@@ -44,6 +51,14 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
     gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **kwargs}, **LEVEL_ENTRY)
 
 
-def registered_ids() -> list[str]:
-    """Every gridsim id in Gymnasium's registry, sorted."""
-    return sorted(k for k in gym.registry if k.startswith("gridsim/"))
+def registered_ids(aliases: bool = False) -> list[str]:
+    """Every gridsim id in Gymnasium's registry, sorted.
+
+    Args:
+        aliases: include the older names kept for ported code (:data:`ALIASES`, such as
+            ``gridsim/PixelWorld-v0``, the same env as ``gridsim/PixelWorld-room1_small-v0``).
+
+    Returns:
+        The ids, sorted.
+    """
+    return sorted(k for k in gym.registry if k.startswith("gridsim/") and (aliases or k not in ALIASES))

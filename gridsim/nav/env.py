@@ -157,7 +157,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         >>> import gymnasium as gym
         >>> import numpy as np
         >>> import gridsim
-        >>> envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=3)
+        >>> envs = gym.make_vec("gridsim/PixelWorld-room1_small-v0", num_envs=3)
         >>> obs, infos = envs.reset(seed=0)
         >>> obs.shape, obs.dtype
         ((3, 2), dtype('int32'))
@@ -430,6 +430,11 @@ def make_nav_vec(level: str, num_envs: int = 1, **kwargs: Any) -> NavVectorEnv:
     return NavVectorEnv(num_envs=num_envs, level=level, **kwargs)
 
 
+def pixelworld_id(stem: str) -> str:
+    """The id of PixelWorld's configuration of the map ``levels/nav/<stem>.txt``."""
+    return f"gridsim/PixelWorld-{stem}-v0"
+
+
 # The original PixelWorld ids: version -> (alphabet, map stem).
 PIXELWORLD_IDS = {
     0: ("navigation", "room1_small"),
@@ -446,9 +451,16 @@ LEVEL_META_SETTINGS = {"obs_type": "obs_type", "actions": "actions", "alphabet":
 
 
 def register_ids(register: Register):
-    """PixelWorld-v0..v5 (the original's ids) and ``gridsim/Nav-<level>-v0`` for every built-in map."""
+    """``gridsim/PixelWorld-<level>-v0`` and ``gridsim/Nav-<level>-v0`` for the built-in maps.
+
+    ``gridsim/PixelWorld-<level>-v0`` is the original's configuration of one of its six maps
+    (its alphabet); the original's own ids, ``gridsim/PixelWorld-v0`` .. ``-v5``, which number
+    the maps as versions, stay registered as aliases of them.
+    """
     for version, (alphabet, stem) in PIXELWORLD_IDS.items():
-        register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS, {"level": f"nav/{stem}", "alphabet": alphabet})
+        kwargs = {"level": f"nav/{stem}", "alphabet": alphabet}
+        register(pixelworld_id(stem), DEFAULT_MAX_STEPS, kwargs)
+        register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS, dict(kwargs), alias_of=pixelworld_id(stem))
     for name in builtin_level_names("nav"):
         meta = read_level(name).meta
         kwargs = {"level": name}

@@ -224,7 +224,7 @@ def test_autoreset_timeline_is_exact(mode):
 )
 def test_make_vec_autoreset_mode_spellings_give_the_enum_and_timeline(spelling, mode):
     envs = gym.make_vec(
-        "gridsim/PixelWorld-v5", num_envs=3, level=None, world_map=CORRIDOR, alphabet="navigation",
+        "gridsim/PixelWorld-room5_medium_walls-v0", num_envs=3, level=None, world_map=CORRIDOR, alphabet="navigation",
         max_episode_steps=MAX_STEPS, autoreset_mode=spelling,
     )
     assert envs.metadata["autoreset_mode"] is mode

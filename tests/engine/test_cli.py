@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 import gridsim
 from gridsim.cli import main
+
+GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
 
 
 def test_version_prints_the_version(capsys):
@@ -13,6 +20,25 @@ def test_version_prints_the_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"gridsim {gridsim.__version__}"
+
+
+def test_list_leads_with_descriptive_ids(capsys):
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out.split()
+    assert "gridsim/PixelWorld-room1_small-v0" in listed
+    assert "gridsim/PixelWorld-v0" not in listed  # the original's name, kept as an alias
+    assert listed == gridsim.registered_ids()
+
+
+def test_check_passes_every_id_without_gymnasium_notices(tmp_path):
+    # A fresh interpreter with Python's default warning filters, as a user's shell runs it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    run = subprocess.run([sys.executable, "-m", "gridsim.cli", "check"], capture_output=True, text=True,
+                         cwd=tmp_path, env=dict(env, PYTHONPATH=GRIDSIM_HOME), timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.split() == [word for env_id in gridsim.registered_ids() for word in ("ok", env_id)]
+    assert "out of date" not in run.stdout + run.stderr
+    assert run.stderr == ""
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])

@@ -18,10 +18,9 @@ from family_cases import rollout
 import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
 
-# PixelWorld-v0..v4 are different tasks, not old versions of v5; gymnasium warns anyway.
-pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
-
-PIXELWORLD_IDS = [f"gridsim/PixelWorld-v{v}" for v in range(6)]
+PIXELWORLD_IDS = ["gridsim/PixelWorld-room1_small-v0", "gridsim/PixelWorld-room2_small-v0",
+                  "gridsim/PixelWorld-room3_small-v0", "gridsim/PixelWorld-room4_small-v0",
+                  "gridsim/PixelWorld-room5_medium-v0", "gridsim/PixelWorld-room5_medium_walls-v0"]
 NOISY_IDS = PIXELWORLD_IDS[1:]
 EXPECTED_REGISTRY_SIZE = 16 + 36 + 11 + 1  # navigation + gridroboman + kitchen + Level-v0
 
@@ -96,9 +95,9 @@ def test_different_seed_gives_a_different_rollout_with_noisy_rewards(env_id):
 
 
 def test_navigation_alphabet_with_one_start_ignores_the_seed():
-    """PixelWorld-v0 is fully deterministic: the seed changes nothing."""
+    """PixelWorld-room1_small-v0 is fully deterministic: the seed changes nothing."""
     actions = random_actions(4, 200, 3, seed=3)
-    envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    envs = gym.make_vec("gridsim/PixelWorld-room1_small-v0", num_envs=3, vectorization_mode="vector_entry_point")
     assert_rollouts_equal(rollout(envs, actions, seed=1), rollout(envs, actions, seed=99))
     envs.close()
 

@@ -1,11 +1,13 @@
-"""The examples in the docstrings run as written."""
+"""The examples in the docstrings, the README and the guides run as written, without warnings."""
 
 import doctest
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
 import gridsim
@@ -20,6 +22,22 @@ import gridsim.roboman.env
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
+ROOT = Path(__file__).resolve().parents[2]
+# The documents a new user copies from (absent when the tests run from an installed wheel's sdist).
+DOCUMENTS = [ROOT / "README.md", ROOT / "examples" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+ID = re.compile(r"\bgridsim/[A-Za-z][\w.-]*-v\d+\b")
+MAKES_REGISTERED_ENV = re.compile(r"gym\.make(_vec)?\(\"gridsim/")
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.S) if path.is_file() else []
+
+
+def documented_ids() -> list[str]:
+    """Every gridsim id the documents name, but the older names they mention as such."""
+    ids = {m for path in DOCUMENTS if path.is_file() for m in ID.findall(path.read_text())}
+    return sorted(ids - set(gridsim.registry.ALIASES))
+
 
 @pytest.mark.parametrize("module", [gridsim, gridsim.nav.env, gridsim.roboman.env, gridsim.kitchen.env,
                                     gridsim.nav.sampler, gridsim.level, gridsim.api.settings,
@@ -33,14 +51,40 @@ def test_docstring_examples_run(module):
         assert result.attempted > 0
 
 
-def test_readme_python_blocks_run():
-    readme = Path(__file__).resolve().parents[2] / "README.md"
+def test_readme_python_blocks_run_without_warnings():
+    readme = ROOT / "README.md"
     if not readme.is_file():
         pytest.skip("README.md is not next to the tests")
-    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+    blocks = python_blocks(readme)
     assert blocks
     namespace: dict = {}
     for block in blocks:
         if "stable_baselines3" in block:  # trains for minutes; tests/integrations/test_sb3.py runs the same calls
             continue
-        exec(compile(block, str(readme), "exec"), namespace)  # noqa: S102 - the README's own examples
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # Gymnasium's notices ("out of date" ids) included
+            exec(compile(block, str(readme), "exec"), namespace)  # noqa: S102 - the README's own examples
+
+
+@pytest.mark.parametrize("path", [p for p in DOCUMENTS[1:] if any(map(MAKES_REGISTERED_ENV.search, python_blocks(p)))],
+                         ids=lambda p: p.name)
+def test_guide_blocks_that_make_registered_envs_run_without_warnings(path):
+    for block in python_blocks(path):
+        if MAKES_REGISTERED_ENV.search(block):  # these stand alone; others need files the guide describes
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                exec(compile(block, str(path), "exec"), {})  # noqa: S102 - the guide's own example
+
+
+@pytest.mark.parametrize("env_id", documented_ids())
+def test_documented_ids_make_envs_without_warnings(env_id):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gym.make(env_id)
+        env.reset(seed=0)
+        env.step(env.action_space.sample())
+        env.close()
+        envs = gym.make_vec(env_id, num_envs=2)
+        envs.reset(seed=0)
+        envs.step(envs.action_space.sample())
+        envs.close()

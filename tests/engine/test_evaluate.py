@@ -110,7 +110,7 @@ def test_evaluate_equals_single_env_episodes(family, env_id, kind):
     assert_matches(one, ref, [SEEDS[4]], f"{env_id} one seed:")
 
 
-@pytest.mark.parametrize("env_id", ["gridsim/PixelWorld-v0", "gridsim/Gridroboman-TouchRed-v0"])
+@pytest.mark.parametrize("env_id", ["gridsim/PixelWorld-room1_small-v0", "gridsim/Gridroboman-TouchRed-v0"])
 def test_evaluate_equals_single_env_on_varied_episodes(env_id):
     # Levels where random episodes differ in length, return and success from seed to seed.
     seeds = list(range(30, 0, -1)) + [5, 5]
@@ -124,16 +124,16 @@ def test_evaluate_equals_single_env_on_varied_episodes(env_id):
 
 def test_evaluate_ten_thousand_seeds_on_nav():
     seeds = np.arange(10_000)
-    result = gridsim.evaluate("random", "gridsim/PixelWorld-v0", seeds)
+    result = gridsim.evaluate("random", "gridsim/PixelWorld-room1_small-v0", seeds)
     assert len(result) == 10_000 and result.num_envs == 1024
     np.testing.assert_array_equal(result["seed"], seeds)
     # Another batch size and a shuffled order give every seed the same episode.
     order = np.random.default_rng(0).permutation(10_000)
-    other = gridsim.evaluate("random", "gridsim/PixelWorld-v0", seeds[order], num_envs=97)
+    other = gridsim.evaluate("random", "gridsim/PixelWorld-room1_small-v0", seeds[order], num_envs=97)
     for col in ("return", "length", "success"):
         np.testing.assert_array_equal(other[col], result[col][order], err_msg=col)
-    policy = RandomPolicy(gym.make("gridsim/PixelWorld-v0").action_space)
-    ref = reference("gridsim/PixelWorld-v0", [0, 4321, 9999], policy)
+    policy = RandomPolicy(gym.make("gridsim/PixelWorld-room1_small-v0").action_space)
+    ref = reference("gridsim/PixelWorld-room1_small-v0", [0, 4321, 9999], policy)
     for s in ref:
         assert (result.returns[s], result.lengths[s], result.successes[s]) == ref[s]
 
@@ -149,7 +149,7 @@ def test_evaluate_level_names():
 
 @pytest.mark.skipif(not gridsim.threads_available(), reason="built without OpenMP")
 @pytest.mark.parametrize(("env_id", "num_envs"), [
-    ("gridsim/PixelWorld-v0", 2048), (FAMILY_IDS["roboman"][0], 2048), (FAMILY_IDS["kitchen"][1], 256),
+    ("gridsim/PixelWorld-room1_small-v0", 2048), (FAMILY_IDS["roboman"][0], 2048), (FAMILY_IDS["kitchen"][1], 256),
 ])
 def test_evaluate_threads_give_identical_results(env_id, num_envs):
     # Batches of every family's thread_min_units run on threads; the extra seeds refill rows.

@@ -51,7 +51,7 @@ def test_session_arrow_moves_the_agent_up():
 
 
 def test_session_plays_navigation_levels():
-    session = PlaySession("gridsim/PixelWorld-v0", seed=0)
+    session = PlaySession("gridsim/PixelWorld-room1_small-v0", seed=0)
     session.handle_key("up")  # from (4, 1)
     assert session.env.unwrapped.get_state()["pos"] == (3, 1)
     session.close()
@@ -101,6 +101,30 @@ def test_play_in_a_real_terminal_exits_cleanly(how, tmp_path):
         child.kill(signal.SIGTERM)
     else:
         child.send("\x03")  # Ctrl-C in raw mode
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
+def test_gridsim_play_terminal_draws_rows_at_column_zero(tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    pyte = pytest.importorskip("pyte")
+    env_id = "gridsim/PixelWorld-room1_small-v0"
+    expected = PlaySession(env_id, seed=0)
+    map_rows = expected.frame().splitlines()
+    expected.close()
+    screen = pyte.Screen(80, 24)
+    stream = pyte.Stream(screen)
+    env = dict(os.environ, PYTHONPATH=GRIDSIM_HOME, TERM="xterm")
+    child = pexpect.spawn(sys.executable, ["-m", "gridsim.cli", "play", "--terminal", env_id, "--seed", "0"],
+                          env=env, encoding="utf-8", timeout=30, dimensions=(24, 80), cwd=str(tmp_path))
+    child.expect("R reset, Esc quit")
+    stream.feed(child.before + child.after)
+    # A terminal in raw mode moves down on "\n" without returning to column 0: each row
+    # would start where the one above it ended.
+    assert screen.display[:len(map_rows)] == [row.ljust(80) for row in map_rows]
+    child.send("q")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before

@@ -15,12 +15,12 @@ from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker, TimeLimit
 import gridsim
 from gridsim import InvalidActionError, NavEnv, NavVectorEnv
 
-pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
-
 CORRIDOR = "#####\n#S 0#\n#####"
 MULTI_START = "#######\n#S S S#\n#     #\n#S  0 #\n#######"
 
-PIXELWORLD_IDS = [f"gridsim/PixelWorld-v{v}" for v in range(6)]
+PIXELWORLD_IDS = ["gridsim/PixelWorld-room1_small-v0", "gridsim/PixelWorld-room2_small-v0",
+                  "gridsim/PixelWorld-room3_small-v0", "gridsim/PixelWorld-room4_small-v0",
+                  "gridsim/PixelWorld-room5_medium-v0", "gridsim/PixelWorld-room5_medium_walls-v0"]
 NAV_LIMITS = {
     "four_rooms": 200, "maze32": 1000, "open64": 500, "room1": 100, "room1_small": 100,
     "room2_small": 100, "room3_small": 100, "room4_small": 100, "room5_medium": 100,
@@ -30,9 +30,12 @@ NAV_IDS = [f"gridsim/Nav-{name}-v0" for name in NAV_LIMITS]
 ALL_IDS = sorted(PIXELWORLD_IDS + NAV_IDS)
 
 
-def relevant(caught) -> list[str]:
-    """Warning messages, without Gymnasium's notice that v0..v4 have a newer version."""
-    return [str(w.message) for w in caught if "is out of date" not in str(w.message)]
+# The original's ids number its maps as versions: each is an alias of a descriptive id.
+PIXELWORLD_ALIASES = {f"gridsim/PixelWorld-v{version}": env_id for version, env_id in enumerate(PIXELWORLD_IDS)}
+
+
+def messages(caught) -> list[str]:
+    return [str(w.message) for w in caught]
 
 
 # ---------------------------------------------------------------------------------- registry
@@ -45,6 +48,27 @@ def test_registry_size_is_pinned():
     assert ids == ALL_IDS
 
 
+def test_original_pixelworld_ids_make_the_same_envs():
+    assert {k: v for k, v in gridsim.registry.ALIASES.items() if "PixelWorld" in k} == PIXELWORLD_ALIASES
+    assert set(PIXELWORLD_ALIASES) <= set(gridsim.registered_ids(aliases=True))
+    for old, new in PIXELWORLD_ALIASES.items():
+        assert gym.spec(old).kwargs == gym.spec(new).kwargs
+        assert gym.spec(old).max_episode_steps == gym.spec(new).max_episode_steps == 100
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", ".*is out of date")  # Gymnasium's notice: v5 exists
+        old_envs = gym.make_vec("gridsim/PixelWorld-v3", num_envs=3)
+    new_envs = gym.make_vec("gridsim/PixelWorld-room4_small-v0", num_envs=3)
+    for envs in (old_envs, new_envs):
+        envs.reset(seed=5)
+    for _ in range(20):
+        old = old_envs.step(np.array([0, 1, 2]))
+        new = new_envs.step(np.array([0, 1, 2]))
+        np.testing.assert_array_equal(old[0], new[0])
+        np.testing.assert_array_equal(old[1], new[1])
+    old_envs.close()
+    new_envs.close()
+
+
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_registered_spec_has_both_entry_points_and_limit(env_id):
     spec = gym.spec(env_id)
@@ -52,7 +76,7 @@ def test_registered_spec_has_both_entry_points_and_limit(env_id):
     assert spec.vector_entry_point == "gridsim.envs:NavVectorEnv"
     if env_id in PIXELWORLD_IDS:
         assert spec.max_episode_steps == 100
-        alphabet = "navigation" if env_id.endswith("v0") else "noisy"
+        alphabet = "navigation" if env_id == "gridsim/PixelWorld-room1_small-v0" else "noisy"
         assert spec.kwargs["alphabet"] == alphabet
     else:
         assert spec.max_episode_steps == NAV_LIMITS[env_id.split("-")[1]]
@@ -64,7 +88,7 @@ def test_check_env_passes_for_every_registered_id(env_id):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
-    assert relevant(caught) == []
+    assert messages(caught) == []
     env.close()
 
 
@@ -91,7 +115,7 @@ def test_check_env_passes_for_obs_and_action_variants(variant):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
-    assert relevant(caught) == []
+    assert messages(caught) == []
     # And directly, without a spec, in a render mode.
     direct = NavEnv(render_mode="rgb_array", **kwargs)
     with warnings.catch_warnings():
@@ -116,7 +140,7 @@ def test_every_id_constructs_from_another_working_directory(env_id, tmp_path, mo
 
 
 def test_module_prefixed_id_imports_gridsim():
-    env = gym.make("gridsim:gridsim/PixelWorld-v5")
+    env = gym.make("gridsim:gridsim/PixelWorld-room5_medium_walls-v0")
     assert isinstance(env.unwrapped, NavEnv)
     env.close()
 
@@ -137,14 +161,14 @@ def test_make_wraps_pixelworld_ids_in_time_limit_100(env_id):
 
 
 def test_make_max_episode_steps_overrides_the_limit():
-    env = gym.make("gridsim/PixelWorld-v5", max_episode_steps=5)
+    env = gym.make("gridsim/PixelWorld-room5_medium_walls-v0", max_episode_steps=5)
     env.reset(seed=0)
     flags = [env.step(3)[3] for _ in range(5)]
     assert flags == [False, False, False, False, True]
 
 
 def test_facade_does_not_truncate_by_itself():
-    env = gym.make("gridsim/PixelWorld-v0").unwrapped
+    env = gym.make("gridsim/PixelWorld-room1_small-v0").unwrapped
     env.reset(seed=0)
     for _ in range(150):
         _, reward, term, trunc, _ = env.step(3)
@@ -159,10 +183,10 @@ def test_facade_with_max_episode_steps_truncates():
 
 
 def test_make_vec_passes_spec_limit_and_caller_kwargs():
-    envs = gym.make_vec("gridsim/PixelWorld-v5", num_envs=2)
+    envs = gym.make_vec("gridsim/PixelWorld-room5_medium_walls-v0", num_envs=2)
     assert type(envs) is NavVectorEnv and envs.max_episode_steps == 100
     envs.close()
-    envs = gym.make_vec("gridsim/PixelWorld-v5", num_envs=2, max_episode_steps=7,
+    envs = gym.make_vec("gridsim/PixelWorld-room5_medium_walls-v0", num_envs=2, max_episode_steps=7,
                         obs_type="image")
     assert envs.max_episode_steps == 7 and envs.single_observation_space.shape == (10, 10, 3)
     envs.close()
@@ -170,8 +194,8 @@ def test_make_vec_passes_spec_limit_and_caller_kwargs():
 
 def test_make_vec_sync_mode_matches_vector_entry_point():
     actions = np.random.default_rng(0).integers(0, 4, (130, 3))
-    native = gym.make_vec("gridsim/PixelWorld-v1", num_envs=3)
-    sync = gym.make_vec("gridsim/PixelWorld-v1", num_envs=3, vectorization_mode="sync")
+    native = gym.make_vec("gridsim/PixelWorld-room2_small-v0", num_envs=3)
+    sync = gym.make_vec("gridsim/PixelWorld-room2_small-v0", num_envs=3, vectorization_mode="sync")
     assert type(sync) is SyncVectorEnv
     a, _ = native.reset(seed=[5, 500, 5000])
     b, _ = sync.reset(seed=[5, 500, 5000])

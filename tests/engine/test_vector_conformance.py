@@ -205,12 +205,12 @@ def test_make_vec_warns_nothing_about_autoreset_mode(mode):
     kwargs = {} if mode is None else {"autoreset_mode": mode}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        envs = gym.make_vec("gridsim/PixelWorld-v5", num_envs=2, **kwargs)
+        envs = gym.make_vec("gridsim/PixelWorld-room5_medium_walls-v0", num_envs=2, **kwargs)
     messages = [str(w.message) for w in caught]
     assert not [m for m in messages if "autoreset" in m.lower()], messages
     assert type(envs.metadata["autoreset_mode"]) is AutoresetMode
     assert envs.unwrapped.autoreset_mode is envs.metadata["autoreset_mode"]
-    assert envs.unwrapped.spec.id == "gridsim/PixelWorld-v5"
+    assert envs.unwrapped.spec.id == "gridsim/PixelWorld-room5_medium_walls-v0"
     envs.close()
 
 
@@ -518,7 +518,7 @@ def test_pixelworld_v1_noisy_rewards_differ_per_seed():
     actions = np.tile(np.array([[0], [1], [2], [3]], np.int64), (3, 2))  # (12, 2)
     results = []
     for seed in (0, 1000):
-        envs = gym.make_vec("gridsim/PixelWorld-v1", num_envs=2)
+        envs = gym.make_vec("gridsim/PixelWorld-room2_small-v0", num_envs=2)
         envs.reset(seed=seed)
         results.append(rollout(envs, actions))
         envs.close()
@@ -1197,7 +1197,7 @@ def test_get_attr_call_and_set_attr_work_per_env():
 
 
 def test_registered_vector_entry_point_builds_nav_vector_env():
-    envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=3)
+    envs = gym.make_vec("gridsim/PixelWorld-room1_small-v0", num_envs=3)
     assert type(envs) is NavVectorEnv and isinstance(envs, gridsim.GridVectorEnv)
     assert envs.num_envs == 3 and envs.max_episode_steps == 100
     envs.close()

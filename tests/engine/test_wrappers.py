@@ -42,7 +42,7 @@ def check_episode_matches_stats(infos):
 
 @pytest.mark.parametrize("obs_type", ["coords", "image"])
 def test_stacked_statistics_and_normalize_wrappers_step(obs_type):
-    base = gym.make_vec("gridsim/PixelWorld-v5", num_envs=4, max_episode_steps=10,
+    base = gym.make_vec("gridsim/PixelWorld-room5_medium_walls-v0", num_envs=4, max_episode_steps=10,
                         obs_type=obs_type)
     env = NormalizeReward(NormalizeObservation(RecordEpisodeStatistics(base)))
     obs, infos = env.reset(seed=0)

@@ -16,9 +16,6 @@ import pytest
 import gridsim  # noqa: F401  (registers the ids)
 from gridsim.envs import NavEnv, NavVectorEnv
 
-# PixelWorld-v0..v4 are different tasks, not old versions of v5; gymnasium warns anyway.
-pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
-
 UP, RIGHT, DOWN, LEFT = 0, 1, 2, 3
 MOVES = {UP: (-1, 0), RIGHT: (0, 1), DOWN: (1, 0), LEFT: (0, -1)}
 AGENT = (50, 205, 50)
@@ -231,7 +228,7 @@ def test_shortest_path_return_is_optimal_on_every_original_map(stem):
 
 
 def test_pixelworld_v0_optimal_return_is_minus_four():
-    env = gym.make("gridsim/PixelWorld-v0")
+    env = gym.make("gridsim/PixelWorld-room1_small-v0")
     obs, _ = env.reset(seed=0)
     actions = shortest_actions(env.unwrapped.get_state()["tiles"], tuple(obs), (1, 4))
     total, term = 0.0, False
@@ -243,7 +240,7 @@ def test_pixelworld_v0_optimal_return_is_minus_four():
 
 
 def test_pixelworld_v0_vector_optimal_return_is_minus_four_on_every_row():
-    envs = gym.make_vec("gridsim/PixelWorld-v0", num_envs=5, vectorization_mode="vector_entry_point")
+    envs = gym.make_vec("gridsim/PixelWorld-room1_small-v0", num_envs=5, vectorization_mode="vector_entry_point")
     envs.reset(seed=11)
     actions = shortest_actions(envs.unwrapped.get_state(0)["tiles"], (4, 1), (1, 4))
     total = np.zeros(5, np.float64)
