@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -190,6 +190,10 @@ class RandomPolicy:
         (True, dtype('int64'))
     """
 
+    action_space: gym.Space
+    seed: int
+    _key: np.uint64
+
     def __init__(self, action_space: gym.Space, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -241,6 +245,7 @@ class RandomPolicy:
             u = self._uniform(infos, len(nvec))
             a = np.floor(u * nvec).astype(np.int64) + space.start.reshape(-1).astype(np.int64)
             return a.reshape(len(u), *space.shape)
+        space = cast(gym.spaces.Box, space)  # __init__ takes Discrete, MultiDiscrete or Box
         low, high = space.low.reshape(-1).astype(np.float64), space.high.reshape(-1).astype(np.float64)
         u = self._uniform(infos, len(low))
         return (low + u * (high - low)).astype(space.dtype).reshape(len(u), *space.shape)

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from gridsim.single import SingleEnvView
+    from gridsim.vector import GridVectorEnv
 
 __all__ = ["Family", "Register"]
 
@@ -54,8 +58,8 @@ class Family:
     """
 
     name: str
-    vector_env: type
-    single_env: type
+    vector_env: type[GridVectorEnv]
+    single_env: type[SingleEnvView]
     register_ids: Callable[[Register], None]
     takes_map: bool = True
     level_defaults: Callable[[Mapping[str, str]], dict[str, Any]] = _no_defaults

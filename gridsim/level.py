@@ -80,7 +80,7 @@ class Level:
                 raise SettingsError(key, f"not a setting of the {family} family; it has {sorted(cls.SETTINGS)}")
 
     @property
-    def env_class(self) -> type:
+    def env_class(self) -> type[GridVectorEnv]:
         """The family's vector env class."""
         return family_row(self.family).vector_env
 
@@ -166,7 +166,7 @@ class Level:
             if name not in given:
                 merged[name] = decl.parse(key, value) if isinstance(value, str) and decl.type is not str else value
         merged.update(given)
-        env = self.env_class(num_envs, **merged)
+        env = self.env_class(num_envs=num_envs, **merged)
         env.level_source = source
         env.level_def = self
         env.level_values = values
@@ -204,7 +204,7 @@ def _text_level(src: LevelSource, family: str | None) -> Level:
     first = src.name.replace("\\", "/").split("/", 1)[0] if src.kind == "text" else None
     meta: dict[str, str] = {}
     text = src.text if src.kind == "inline" else None
-    if src.kind == "text":
+    if src.kind == "text" and src.path is not None:  # a text level is a file
         with open(src.path, encoding="utf-8") as f:
             head = f.read(4096)
         if head.lstrip().startswith("%gridsim"):
@@ -227,7 +227,7 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
     if isinstance(level, Level):
         return level, None
     src = resolve_level(level, level_directory)
-    if src.kind == "module":
+    if src.kind == "module" and src.path is not None:  # a module level is a file
         module = import_level_module(src.path)
         if hasattr(module, "make"):
             lvl = module.make(src.argument)

@@ -62,7 +62,7 @@ class PlaySession:
             return True
         _, reward, terminated, truncated, info = self.env.step(self.keymap[key])
         self.steps += 1
-        self.episode_return += reward
+        self.episode_return += float(reward)
         self.message = f"step {self.steps}  reward {reward:g}  return {self.episode_return:g}"
         if terminated or truncated:
             self.message += "  (episode over: " + ("success" if terminated else "time limit") + ", reset)"

@@ -7,10 +7,11 @@ from typing import Any
 import gymnasium as gym
 
 from gridsim.families import FAMILIES
+from gridsim.family import Family
 
 __all__ = ["ALIASES", "register_all", "register_level", "registered_ids"]
 
-LEVEL_ENTRY = {"entry_point": "gridsim.level:LevelEnv", "vector_entry_point": "gridsim.level:make"}
+LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.level:LevelEnv", "gridsim.level:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
 ALIASES: dict[str, str] = {}
 
@@ -19,20 +20,20 @@ def register_all():
     """Register every family's ids, and ``gridsim/Level-v0`` (any level by name)."""
     for fam in FAMILIES.values():
         # The documented import path of the classes (gridsim.envs), as the ids have always named them.
-        entry = {"entry_point": f"gridsim.envs:{fam.single_env.__name__}",
-                 "vector_entry_point": f"gridsim.envs:{fam.vector_env.__name__}"}
-
         def register(env_id: str, max_episode_steps: int | None, kwargs: dict[str, Any],
-                     alias_of: str | None = None, entry: dict[str, str] = entry) -> None:
+                     alias_of: str | None = None, fam: Family = fam) -> None:
             if alias_of is not None:
                 ALIASES[env_id] = alias_of
             if env_id not in gym.registry:
-                gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs, **entry)
+                gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs,
+                             entry_point=f"gridsim.envs:{fam.single_env.__name__}",
+                             vector_entry_point=f"gridsim.envs:{fam.vector_env.__name__}")
 
         fam.register_ids(register)
     # Any level by name: gym.make_vec("gridsim/Level-v0", num_envs=N, level="examples/maze:21").
     if "gridsim/Level-v0" not in gym.registry:
-        gym.register(id="gridsim/Level-v0", kwargs={"level": "examples/maze"}, **LEVEL_ENTRY)
+        gym.register(id="gridsim/Level-v0", kwargs={"level": "examples/maze"},
+                     entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
 
 
 def register_level(env_id: str, level: str, max_episode_steps: int | None = None, **kwargs):
@@ -48,7 +49,8 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
         >>> envs.observation_space.shape
         (4, 7, 7)
     """
-    gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **kwargs}, **LEVEL_ENTRY)
+    gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **kwargs},
+                 entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
 
 
 def registered_ids(aliases: bool = False) -> list[str]:

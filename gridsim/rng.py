@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -125,7 +126,8 @@ def derive_keys(seeds, mixer_seed: int = 0) -> np.ndarray:
 
 def entropy_seed() -> int:
     """A fresh non-negative seed from OS entropy, for envs reset without ever being seeded."""
-    return int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+    entropy = cast(int, np.random.SeedSequence().entropy)  # drawn from the OS: always an int
+    return entropy & ((1 << 63) - 1)
 
 
 class Stream:

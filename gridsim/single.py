@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from gridsim.vector import batch_action_masks
+from gridsim.vector import GridVectorEnv, batch_action_masks
 
 
 class SingleEnvView(gym.Env):
@@ -21,7 +22,8 @@ class SingleEnvView(gym.Env):
     ``env.get_wrapper_attr("action_masks")``.
     """
 
-    vector_class: type = None  # set by each family
+    # Set by each family: its vector env class (LevelEnv: the level's env factory).
+    vector_class: Callable[..., GridVectorEnv]
     metadata = {"render_modes": ["rgb_array", "ansi", "human"], "render_fps": 10}
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any):
@@ -36,7 +38,9 @@ class SingleEnvView(gym.Env):
         self.action_space = self._vec.single_action_space
         self.metadata = dict(self._vec.metadata)
         self.metadata.pop("autoreset_mode", None)
-        self._actions = np.zeros(self._vec.action_space.shape, self._vec.action_space.dtype)
+        space = self._vec.action_space
+        assert space.shape is not None and space.dtype is not None  # a batch of Discrete, MultiDiscrete or Box
+        self._actions = np.zeros(space.shape, space.dtype)
 
     @property
     def unwrapped_vector(self):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -112,6 +112,10 @@ class BatchState:
 
     FIELDS: tuple[Field, ...] = ()  # the family's own arrays
     DYNAMIC: tuple[str, ...] = ()  # the saved fields, in table order (set for each subclass)
+
+    if TYPE_CHECKING:
+        def __getattr__(self, name: str) -> np.ndarray:
+            """A field of :meth:`fields`: :meth:`allocate` sets each as an attribute."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

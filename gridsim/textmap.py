@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import cast
 
 from gridsim.errors import LevelError
 from gridsim.rng import Dist
@@ -328,7 +329,7 @@ def _render_props(props: Mapping[str, object]) -> str:
             out.append(f"reward={_num(d.a)}" if d.kind == "const"
                        else f"reward={d.kind}({_num(d.a)},{_num(d.b)})")
         elif key == "color":
-            out.append("color=" + ",".join(str(int(v)) for v in value))  # type: ignore[union-attr]
+            out.append("color=" + ",".join(str(int(v)) for v in cast("tuple[int, int, int]", value)))
         else:
             raise ValueError(f"unknown legend property {key!r}")
     return " ".join(out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -142,6 +142,35 @@ class GridVectorEnv(VectorEnv):
     # A family's settings: name -> gridsim.api.settings.Setting (its docstring's table follows from it).
     SETTINGS: dict = {}
 
+    # Set by __init__; state and kernel by the family's subclass (its BatchState and its
+    # gridsim._core kernel, both replaced by a _Closed that refuses every access on close()).
+    state: Any
+    kernel: Any
+    autoreset_mode: AutoresetMode
+    copy: bool
+    mixer_seed: int
+    episode_stats: bool
+    obs_dtype: np.dtype | None
+    record_events: bool
+    max_events_per_step: int
+    info_events: bool
+    kernel_autoreset: int
+    _window: Any  # the pygame window of render_mode="human", once opened
+    _was_reset: bool
+    _fresh_obs: bool
+    _obs_external: bool
+    # Provided by each family class: its compiled level, its constructor's arguments
+    # (gridsim.api.settings.accepts_settings) and the level API (gridsim.api.surface.LevelApi).
+    level: Any
+    init_args: dict[str, Any]
+    events_batch: Callable[[], dict[str, np.ndarray]]
+    get_state: Callable[..., dict[str, Any]]
+    set_state: Callable[..., tuple[np.ndarray, dict[str, Any]]]
+    # Set by gridsim.Level.make_env on the envs it makes.
+    level_source: Any
+    level_def: Any
+    level_values: dict[str, Any]
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__doc__ and "    {settings}" in cls.__doc__:
@@ -229,10 +258,10 @@ class GridVectorEnv(VectorEnv):
         k = self.kernel
         space = self.single_action_space
         if isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete)):
-            self._action_shape = (self.num_envs, *space.shape)
+            self._action_shape = (self.num_envs, *(space.shape or ()))
             self._step_by_dtype = {np.dtype(np.int64): k.step_i64, np.dtype(np.int32): k.step_i32}
         else:
-            self._action_shape = (self.num_envs, *self.single_action_space.shape)
+            self._action_shape = (self.num_envs, *(space.shape or ()))
             self._step_by_dtype = {np.dtype(np.float32): k.step_f32, np.dtype(np.float64): k.step_f64}
 
     # ------------------------------------------------------------------ reset
@@ -301,7 +330,7 @@ class GridVectorEnv(VectorEnv):
             for i, s in enumerate(seed):
                 if s is None:
                     out[i] = None
-                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0:
+                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and int(s) >= 0:
                     out[i] = int(s)
                 else:
                     raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
@@ -317,7 +346,7 @@ class GridVectorEnv(VectorEnv):
         idx = np.flatnonzero(mask)
         given = np.full(len(idx), None, dtype=object) if seeds is None else seeds[idx]
         if given.dtype == object:
-            missing = np.equal(given, None)
+            missing = np.equal(given, None)  # type: ignore[call-overload]  # numpy's stubs omit None operands
             # Envs reset without a seed that were never seeded take one from OS entropy.
             fresh = missing & ~st.seeded[idx]
             given[fresh] = [entropy_seed() for _ in range(int(fresh.sum()))]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
@@ -43,6 +44,20 @@ class LevelApi:
     level_def = None  # the gridsim.Level it was made from
     level_values: dict[str, Any] = {}  # values of the level's own settings
     info_events = False
+
+    if TYPE_CHECKING:  # what the mixin uses of GridVectorEnv, which every family class also derives from
+        num_envs: int
+        state: Any
+        kernel: Any
+        single_action_space: gym.Space
+        _num_threads_setting: int | str
+        _was_reset: bool
+
+        def _check_open(self) -> None: ...
+        def _index(self, index: int) -> int: ...
+        def _own_obs(self) -> None: ...
+        def _coerce_actions(self, actions: Any) -> np.ndarray: ...
+        def _kernel_error(self, actions: Any) -> Exception: ...
 
     # ------------------------------------------------------------------ units
 

@@ -137,11 +137,11 @@ class SB3VecEnv(VecEnv):
         seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
         groups = _group_options(self._options)
         if len(groups) == 1:
-            obs, infos = self.envs.reset(seed=seeds, options=dict(groups[0][0]) or None)
+            obs, infos = self.envs.reset(seed=seeds, options=dict(groups[0][0]) or None)  # type: ignore[arg-type]  # a list: gridsim's reset takes one seed per env
             self.reset_infos = self._row_infos(infos)
         else:  # one call per distinct options dict, on its rows
             for options, rows in groups:
-                obs, infos = self.envs.reset(seed=seeds, options={**options, "reset_mask": rows})
+                obs, infos = self.envs.reset(seed=seeds, options={**options, "reset_mask": rows})  # type: ignore[arg-type]  # a list: gridsim's reset takes one seed per env
                 row_infos = self._row_infos(infos)
                 for i in np.flatnonzero(rows).tolist():
                     self.reset_infos[i] = row_infos[i]

@@ -32,7 +32,7 @@ def _roboman_env(level: str, *, obs_type: str = "vector", **_):
     return ReferenceRobomanEnv(task=level.rpartition(":")[2], obs_type=obs_type)
 
 
-def _kitchen_env(level: str, *, num_agents: int = 2, max_episode_steps: int | None = None, **_):
+def _kitchen_env(level: str, *, num_agents: int = 2, max_episode_steps: int = 100, **_):
     return ReferenceKitchenEnv(level, num_agents=num_agents, max_episode_steps=max_episode_steps)
 
 

@@ -81,7 +81,8 @@ def nav_reset(level: NavLevel, env: dict, *, randomize_goals: bool = False, star
         pos = (int(start[0]), int(start[1]))
     else:
         k = s.bounded(len(level.start_cells))
-        pos = tuple(int(v) for v in level.start_cells[k])
+        row, col = level.start_cells[k]
+        pos = (int(row), int(col))
     if randomize_goals:
         goals = [tuple(int(v) for v in g) for g in level.goal_cells]
         k = s.bounded(len(goals))

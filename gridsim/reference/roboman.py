@@ -56,7 +56,7 @@ def as_task(task) -> Task:
         return task
     if isinstance(task, str):
         return parse_task(task)
-    if isinstance(task, numbers.Integral) and not isinstance(task, bool) and 0 <= task < len(TASKS):
+    if isinstance(task, numbers.Integral) and not isinstance(task, bool) and 0 <= int(task) < len(TASKS):
         return TASKS[int(task)]
     raise ValueError(f"not a task: {task!r}")
 

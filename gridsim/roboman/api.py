@@ -5,6 +5,9 @@ A base of :class:`gridsim.roboman.RobomanVectorEnv`; it reads the env's state ar
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 import gridsim._core as _core
@@ -39,6 +42,18 @@ class RobomanApi(LevelApi):
     """gridroboman's observations ``STATE``, ``GRID``, ``ACTION_MASK``, ``TASK``, ``WORLD.TEXT``; action ``ACTION``."""
 
     EVENT_SPECS = ROBOMAN_EVENTS
+
+    if TYPE_CHECKING:  # what the mixin uses of RobomanVectorEnv
+        obs_type: str
+
+        def get_task(self, index: int = 0) -> str:
+            """The task of env ``index``."""
+
+        def get_state(self, index: int = 0) -> dict[str, Any]:
+            """The state dict of env ``index``."""
+
+        def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
+            """Inject a state dict into env ``index``."""
 
     def _observation_entries(self) -> dict[str, ObservationEntry]:
         st = self.state

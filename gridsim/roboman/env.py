@@ -15,7 +15,7 @@ from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
 from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
-from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, parse_task
+from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
 from gridsim.single import SingleEnvView
 from gridsim.vector import GridVectorEnv
 
@@ -111,6 +111,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
 
     has_step_infos = True
     stat_extras = {"success": "stat_success"}
+    cell_px: int  # render size of a cell, set by __init__
+
     SETTINGS = {
         **COMMON_SETTINGS,
         "max_steps": Setting(int, MAX_TIME, writable=True, kwarg="max_episode_steps",
@@ -145,7 +147,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         if tasks is None:
-            self.tasks = (parse_task(task, x_obj, y_obj),)
+            self.tasks: tuple[Task, ...] = (parse_task(task, x_obj, y_obj),)
         else:
             if isinstance(tasks, str) or not len(tasks):
                 raise ValueError("tasks must be a non-empty list of task names")
@@ -298,7 +300,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
 def _int(value, lo: int, hi: int, what: str, allow_none: bool = False) -> int:
     if value is None and allow_none:
         return -1
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not lo <= int(value) <= hi:
         kind = f"None or an integer in {lo}..{hi}" if allow_none else f"an integer in {lo}..{hi}"
         raise ValueError(f"{what} must be {kind}, got {value!r}")
     return int(value)
