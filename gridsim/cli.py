@@ -333,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
     e.set_defaults(fn=_eval)
     r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
-    r.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-v0, kitchen/open-divider_salad)")
+    r.add_argument("id", help="a registered id or a level name "
+                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad)")
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
