@@ -19,12 +19,12 @@ ALIASES: dict[str, str] = {}
 def register_all():
     """Register every family's ids, and ``gridsim/Level-v0`` (any level by name)."""
     for fam in FAMILIES.values():
-        # The documented import path of the classes (gridsim.envs), as the ids have always named them.
         def register(env_id: str, max_episode_steps: int | None, kwargs: dict[str, Any],
                      alias_of: str | None = None, fam: Family = fam) -> None:
             if alias_of is not None:
                 ALIASES[env_id] = alias_of
             if env_id not in gym.registry:
+                # The documented import path of the classes (gridsim.envs), as the ids have always named them.
                 gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs,
                              entry_point=f"gridsim.envs:{fam.single_env.__name__}",
                              vector_entry_point=f"gridsim.envs:{fam.vector_env.__name__}")
