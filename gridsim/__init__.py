@@ -21,9 +21,11 @@ from gridsim.api import (
 )
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
 from gridsim.errors import (
+    ArgumentTypeError,
     ClosedEnvError,
     GridSimError,
     InvalidActionError,
+    InvalidArgumentError,
     InvalidStateError,
     KernelError,
     LevelError,
@@ -46,10 +48,12 @@ __all__ = [
     "EnvironmentStatus",
     "EvalResult",
     "EventSpec",
+    "ArgumentTypeError",
     "ClosedEnvError",
     "GridSimError",
     "GridVectorEnv",
     "InvalidActionError",
+    "InvalidArgumentError",
     "InvalidStateError",
     "KernelError",
     "KitchenEnv",

@@ -11,6 +11,12 @@ builtin exception people already catch for that kind of mistake, as numpy's and 
   ``load_state_dict`` or a state property that breaks the family's invariants.
 - :class:`ClosedEnvError` (``RuntimeError``): a method called after ``close()``.
 - :class:`KernelError` (``RuntimeError``): the kernel reported an error code for one env.
+- :class:`InvalidArgumentError` (``ValueError``) and :class:`ArgumentTypeError` (``TypeError``): a
+  constructor argument, keyword argument or option with a bad value or of the wrong type.
+
+``gridsim.SettingsError`` (a setting) and the property errors of the level API
+(``gridsim.api.PropertyNotFoundError``, ...) derive from :class:`GridSimError` too. docs/errors.md
+lists them all.
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ import difflib
 from collections.abc import Iterable
 
 __all__ = [
+    "ArgumentTypeError",
     "ClosedEnvError",
     "GridSimError",
     "InvalidActionError",
+    "InvalidArgumentError",
     "InvalidStateError",
     "KernelError",
     "LevelError",
@@ -145,4 +153,19 @@ class ClosedEnvError(GridSimError, RuntimeError):
 
     It is a ``RuntimeError``. Only ``close()`` itself, which
     is idempotent, and plain attributes (spaces, ``num_envs``) stay usable.
+    """
+
+
+class InvalidArgumentError(GridSimError, ValueError):
+    """An argument has a bad value: ``num_envs=0``, ``max_episode_steps=2**40``, an unknown mode.
+
+    Raised by constructors, :func:`gridsim.make`, ``gymnasium.make_vec`` keyword arguments and
+    method arguments, before anything changes. It is a ``ValueError``.
+    """
+
+
+class ArgumentTypeError(GridSimError, TypeError):
+    """An argument has the wrong type (a level that is neither a str nor a Path, say).
+
+    It is a ``TypeError``, as Python's own for a call with the wrong arguments.
     """

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gridsim.api.settings import (
+    COMMON_SETTINGS,
     RESERVED_ALIASES,
     Setting,
     SettingsError,
@@ -23,6 +24,7 @@ from gridsim.api.settings import (
     format_value,
     merge_settings,
 )
+from gridsim.errors import ArgumentTypeError, GridSimError, LevelError
 from gridsim.families import FAMILIES, family_row
 from gridsim.lookup import LevelSource, import_level_module, read_level, resolve_level
 from gridsim.single import SingleEnvView
@@ -74,7 +76,7 @@ class Level:
         self._init_settings: dict[str, str] = {}
         clash = set(self.settings) & set(cls.SETTINGS)
         if clash:
-            raise ValueError(f"level settings {sorted(clash)} shadow the {family} family's settings")
+            raise LevelError(f"level settings {sorted(clash)} shadow the {family} family's settings", repr(name))
         for key in self.defaults:
             if key not in cls.SETTINGS:
                 raise SettingsError(key, f"not a setting of the {family} family; it has {sorted(cls.SETTINGS)}")
@@ -204,47 +206,68 @@ def _text_level(src: LevelSource, family: str | None) -> Level:
     first = src.name.replace("\\", "/").split("/", 1)[0] if src.kind == "text" else None
     meta: dict[str, str] = {}
     text = src.text if src.kind == "inline" else None
+    where = str(src.path) if src.kind == "text" else "<string>"
     if src.kind == "text" and src.path is not None:  # a text level is a file
-        with open(src.path, encoding="utf-8") as f:
+        with open(src.path, "rb") as f:
             head = f.read(4096)
-        if head.lstrip().startswith("%gridsim"):
+        if head.lstrip().startswith(b"%gridsim"):
             meta = dict(read_level(src.path).meta)
     elif text is not None and text.lstrip().startswith("%gridsim"):
         meta = dict(parse_level_text(text).meta)
     fam = family or (first if first in FAMILIES else None) or meta.get("family")
     if fam is None:
-        raise ValueError(f"level {src.name!r}: cannot tell its family; pass family= ({', '.join(FAMILIES)})")
+        raise LevelError(f"cannot tell the family of level {src.name!r}: name it after its family's folder "
+                         f"({', '.join(f + '/' for f in FAMILIES)}), write '[meta] family = ...' "
+                         f"or pass family= ({', '.join(FAMILIES)})", where)
+    if fam not in FAMILIES:
+        raise LevelError(f"unknown family {fam!r}; the families are {', '.join(FAMILIES)}", where)
     if src.argument:
-        raise ValueError(f"level {src.name!r} is a text map; it takes no ':{src.argument}' argument")
+        raise LevelError(f"level {src.name!r} is a text map; it takes no ':{src.argument}' argument", where)
     defaults = family_row(fam).level_defaults(meta)
     level_map: str | Path | None = src.path if src.kind == "text" else text
     return Level(fam, map=level_map, defaults=defaults, name=src.name)
 
 
 def load_level(level: str | Path | Level, level_directory: str | Path | None = None,
-               family: str | None = None) -> tuple[Level, LevelSource | None]:
-    """Resolve a level name to a :class:`Level` (and where it was found)."""
+               family: str | None = None, *, allow_code: bool = True) -> tuple[Level, LevelSource | None]:
+    """Resolve a level name to a :class:`Level` (and where it was found).
+
+    A Python level module runs when it is first loaded, like any import; ``allow_code=False``
+    refuses one (see :func:`gridsim.lookup.resolve_level`).
+
+    Raises:
+        LevelNotFoundError: no level has that name.
+        LevelError: the name leaves the level directories, the level is malformed or its
+            family cannot be told, its module refuses the argument, or it is a Python level
+            module and ``allow_code`` is False.
+    """
     if isinstance(level, Level):
         return level, None
-    src = resolve_level(level, level_directory)
+    src = resolve_level(level, level_directory, allow_code=allow_code)
     if src.kind == "module" and src.path is not None:  # a module level is a file
+        where = str(src.path)
         module = import_level_module(src.path)
         if hasattr(module, "make"):
-            lvl = module.make(src.argument)
+            try:
+                lvl = module.make(src.argument)
+            except GridSimError:
+                raise
+            except (ValueError, TypeError, OverflowError) as e:  # the module's word on a bad argument
+                raise LevelError(f"level {src.name!r} refused the argument {src.argument!r}: {e}", where) from e
         elif hasattr(module, "LEVEL"):
             if src.argument:
-                raise ValueError(f"level {src.name!r} defines LEVEL, not make(argument); "
-                                 f"it takes no ':{src.argument}' argument")
+                raise LevelError(f"level {src.name!r} defines LEVEL, not make(argument); "
+                                 f"it takes no ':{src.argument}' argument", where)
             lvl = module.LEVEL
         else:
-            raise ValueError(f"level module {src.path} defines neither LEVEL nor make(argument)")
+            raise LevelError("the level module defines neither LEVEL nor make(argument)", where)
         if not isinstance(lvl, Level):
-            raise TypeError(f"level module {src.path} gave {type(lvl).__name__}, not a gridsim.Level")
+            raise LevelError(f"the level module gave {type(lvl).__name__}, not a gridsim.Level", where)
         if family is not None and family != lvl.family:
-            raise ValueError(f"level {src.name!r} is of family {lvl.family!r}, not {family!r}")
+            raise LevelError(f"level {src.name!r} is of family {lvl.family!r}, not {family!r}", where)
         return lvl, src
     if src.kind == "inline" and family is None:
-        raise ValueError("an inline level ('=' + map text) needs family= ("
+        raise LevelError("an inline level ('=' + map text) needs family= ("
                          f"{' or '.join(n for n, f in FAMILIES.items() if f.takes_map)})")
     return _text_level(src, family), src
 
@@ -267,7 +290,10 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         >>> envs.read_property("level.argument")
         '11'
     """
+    if settings is not None and not isinstance(settings, Mapping):
+        raise ArgumentTypeError(f"settings must be a mapping of str to str, got {type(settings).__name__}")
     flat = flatten_args(settings or {})
+    allow_code = _allow_code(flat, kwargs)
     for alias, name in RESERVED_ALIASES.items():
         if alias not in flat:
             continue
@@ -286,9 +312,24 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         else:
             kwargs[name] = value
     if level is None:
-        raise TypeError("make() needs a level (or the setting 'levelName')")
-    lvl, src = load_level(level, level_directory, family)
+        raise ArgumentTypeError("make() needs a level (or the setting 'levelName')")
+    lvl, src = load_level(level, level_directory, family, allow_code=allow_code)
     return lvl.make_env(num_envs, settings=flat, source=src, **kwargs)
+
+
+def _allow_code(flat: dict[str, str], kwargs: dict[str, Any]) -> bool:
+    """The ``allow_code`` setting or keyword argument (they must agree), folded into ``kwargs``.
+
+    It is read before the level is loaded, since it decides whether a level module may run.
+    """
+    decl = COMMON_SETTINGS["allow_code"]
+    if "allow_code" in flat:
+        value = decl.parse("allow_code", flat.pop("allow_code"))
+        if "allow_code" in kwargs and bool(kwargs["allow_code"]) != value:
+            raise SettingsError("allow_code", f"the setting says {value} but allow_code="
+                                f"{kwargs['allow_code']!r} was also given")
+        kwargs["allow_code"] = value
+    return bool(kwargs.get("allow_code", decl.default))
 
 
 class LevelEnv(SingleEnvView):
@@ -301,6 +342,8 @@ class LevelEnv(SingleEnvView):
 
     def __init__(self, level, render_mode: str | None = None, *, settings=None, level_directory=None,
                  family: str | None = None, **kwargs: Any):
-        lvl, src = load_level(level, level_directory, family)
-        self.vector_class = functools.partial(lvl.make_env, settings=settings, source=src)
+        flat = flatten_args(settings) if isinstance(settings, Mapping) else settings
+        allow_code = _allow_code(flat, kwargs) if flat is not None else bool(kwargs.get("allow_code", True))
+        lvl, src = load_level(level, level_directory, family, allow_code=allow_code)
+        self.vector_class = functools.partial(lvl.make_env, settings=flat, source=src)
         super().__init__(render_mode=render_mode, **kwargs)

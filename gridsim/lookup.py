@@ -5,6 +5,10 @@ A name resolves to one of three sources: a Python module (``<name>.py`` or
 (``<name>.txt``), or an inline map (``"=" + text``). Every family and
 :func:`gridsim.make` find levels through :func:`resolve_level`; :func:`find_level`
 and :func:`read_level` are its text-map form.
+
+A name never leaves its root: absolute names and ``..`` are refused, and a file found
+through a symbolic link must still lie inside the root. A level module is Python code
+that runs when it is loaded, like any import; ``allow_code=False`` accepts text levels only.
 """
 
 from __future__ import annotations
@@ -19,13 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from gridsim.errors import LevelNotFoundError, close_matches
-from gridsim.textmap import ParsedLevel, parse_level_text
+from gridsim.errors import ArgumentTypeError, LevelError, LevelNotFoundError, close_matches
+from gridsim.textmap import ParsedLevel, decode_level_bytes, parse_level_text
 
 __all__ = [
     "LevelSource",
     "builtin_level_names",
     "builtin_root",
+    "check_level_name",
     "find_level",
     "import_level_module",
     "level_names",
@@ -60,7 +65,7 @@ class LevelSource:
         name: the name without its argument (``"examples/maze"``), or the path as given.
         argument: the text after the last ``:`` (``""`` when there is none).
         kind: ``"module"``, ``"text"`` or ``"inline"``.
-        path: the file found (None for inline maps).
+        path: the file found, symbolic links resolved (None for inline maps).
         builtin: the file lies among gridsim's built-in levels.
         text: the map text of an inline level.
     """
@@ -84,16 +89,48 @@ def _kind(path: Path) -> str:
     return "text" if path.suffix == ".txt" else "module"
 
 
+def _refuse_code(src: LevelSource, allow_code: bool) -> LevelSource:
+    """``src``, unless it is a Python level module and ``allow_code`` is False."""
+    if src.kind == "module" and not allow_code:
+        raise LevelError(f"level {src.name!r} is a Python level module, code that runs when it is loaded; "
+                         "allow_code=False accepts text levels only", str(src.path))
+    return src
+
+
+def check_level_name(name: str) -> None:
+    """Refuse a name that could leave the level directories.
+
+    Raises:
+        LevelError: the name is absolute (``/x``; ``C:x`` on Windows), has a ``..`` part, a
+            backslash or a NUL character.
+    """
+    reason = None
+    if "\0" in name:
+        reason = "holds a NUL character"
+    elif "\\" in name:
+        reason = "holds a backslash; separate folders with '/'"
+    elif name.startswith("/") or Path(name).anchor:  # the anchor: a drive or root, on Windows too
+        reason = "is absolute"
+    elif ".." in name.split("/"):
+        reason = "has a '..' part"
+    if reason is not None:
+        raise LevelError(f"level name {name!r} {reason}: a name is looked up inside the level directories "
+                         "(level_directory, then the built-in levels); pass a level_directory and a name "
+                         "relative to it, or a pathlib.Path of the file", name)
+
+
 def resolve_level(level: str | Path, level_directory: str | Path | None = None, *,
-                  family: str | None = None, text_only: bool = False) -> LevelSource:
+                  family: str | None = None, text_only: bool = False, allow_code: bool = True) -> LevelSource:
     """Resolve a level name (spec: lab2d_levels.md section 1).
 
     1. A :class:`~pathlib.Path` is that file, with no argument and no search.
     2. A str starting with ``=`` is an inline text map.
     3. Otherwise the str is split at its last ``:`` into name and argument.
-    4. A name ending in ``.py`` or ``.txt`` is a file path (relative to the working directory).
-    5. Otherwise each root, ``level_directory`` first and then the built-in levels, is tried
-       for ``<name>.py``, ``<name>/__init__.py`` and ``<name>.txt``; the first file found wins.
+    4. The name must stay inside the roots: no absolute names, no ``..`` (:func:`check_level_name`).
+    5. Each root, ``level_directory`` first and then the built-in levels, is tried for
+       ``<name>.py``, ``<name>/__init__.py`` and ``<name>.txt`` (a name ending in ``.py`` or
+       ``.txt`` is tried as it is); the first file found wins. The file, symbolic links
+       resolved, must lie inside its root.
     6. With ``family``, a bare name (no ``/``) that step 5 does not find is tried again as
        ``<family>/<name>``.
 
@@ -101,18 +138,21 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
         level: the name, path or inline map.
         level_directory: a folder searched before the built-in levels.
         family: the folder a bare name may also live in (step 6).
-        text_only: look for text maps only: the name is not split at ``:``, only
-            ``.txt`` names are paths, and only ``<name>.txt`` is tried in each root.
+        text_only: look for text maps only: the name is not split at ``:`` and only
+            ``<name>.txt`` (or a name ending in ``.txt``) is tried in each root.
+        allow_code: False refuses a Python level module (it would run when loaded).
 
     Raises:
         LevelNotFoundError: nothing found; the message lists every path tried.
+        LevelError: the name leaves the roots, or it names a Python level module and
+            ``allow_code`` is False.
     """
     if isinstance(level, Path):
-        if level.is_file():
-            return LevelSource(str(level), "", _kind(level), level)
+        if _is_file(level):
+            return _refuse_code(LevelSource(str(level), "", _kind(level), level.resolve()), allow_code)
         raise LevelNotFoundError(str(level), [str(level)])
     if not isinstance(level, str):
-        raise TypeError(f"level must be a str or a pathlib.Path, got {type(level).__name__}")
+        raise ArgumentTypeError(f"level must be a str or a pathlib.Path, got {type(level).__name__}")
     if level.startswith("="):
         return LevelSource("<inline>", "", "inline", text=level[1:])
     name, sep, argument = ("", "", "") if text_only else level.rpartition(":")
@@ -120,18 +160,15 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
         name, argument = level, ""
     if not name:
         raise LevelNotFoundError(level, [])
-    if name.endswith(".txt" if text_only else (".py", ".txt")):
-        path = Path(name)
-        if path.is_file():
-            return LevelSource(name, argument, _kind(path), path)
-        raise LevelNotFoundError(level, [str(path)])
+    check_level_name(name)
     tried: list[str] = []
     names = [name] + ([f"{family}/{name}"] if family is not None and "/" not in name else [])
     for candidate_name in names:
         found = _search(candidate_name, level_directory, text_only, tried)
         if found is not None:
             path, builtin = found
-            return LevelSource(candidate_name, argument, _kind(path), path, builtin=builtin)
+            src = LevelSource(candidate_name, argument, _kind(path), path, builtin=builtin)
+            return _refuse_code(src, allow_code)
     known = level_names(level_directory, text_only=text_only)
     suggestions = close_matches(names[-1], known) or close_matches(name, known)
     if not text_only and name.startswith("gridsim/"):
@@ -170,18 +207,34 @@ def level_names(level_directory: str | Path | None = None, *, text_only: bool = 
     return sorted(names)
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, say
+        return False
+
+
 def _search(name: str, level_directory: str | Path | None, text_only: bool,
             tried: list[str]) -> tuple[Path, bool] | None:
-    """The first file of ``name`` in the roots (and whether it is built in); appends to ``tried``."""
+    """The first file of ``name`` in the roots, resolved (and whether it is built in); appends to ``tried``."""
     roots = ([(Path(level_directory), False)] if level_directory is not None else [])
     roots.append((builtin_root(), True))
+    suffixed = name.endswith(".txt" if text_only else (".py", ".txt"))
     for root, builtin in roots:
-        candidates = (root / f"{name}.txt",) if text_only else \
-            (root / f"{name}.py", root / name / "__init__.py", root / f"{name}.txt")
+        if suffixed:
+            candidates: tuple[Path, ...] = (root / name,)
+        elif text_only:
+            candidates = (root / f"{name}.txt",)
+        else:
+            candidates = (root / f"{name}.py", root / name / "__init__.py", root / f"{name}.txt")
         for candidate in candidates:
             tried.append(str(candidate))
-            if candidate.is_file():
-                return candidate, builtin
+            if _is_file(candidate):
+                real, real_root = candidate.resolve(), root.resolve()
+                if not real.is_relative_to(real_root):
+                    raise LevelError(f"{candidate} leads to {real}, outside the level directory {real_root}",
+                                     str(candidate))
+                return real, builtin
     return None
 
 
@@ -189,10 +242,9 @@ def find_level(name: str | Path, level_directory: str | Path | None = None, *,
                family: str | None = None) -> Path:
     """Resolve a text-map name to its file (:func:`resolve_level` with ``text_only=True``).
 
-    A :class:`~pathlib.Path` is taken literally, and so is a str ending in ``.txt``
-    (relative to the working directory). Any other name is looked up as ``<name>.txt``
-    in ``level_directory`` first, then among the built-in levels, so a user directory
-    can shadow a built-in level of the same name.
+    A :class:`~pathlib.Path` is taken literally. A name is looked up as ``<name>.txt`` (or
+    as itself when it ends in ``.txt``) in ``level_directory`` first, then among the built-in
+    levels, so a user directory can shadow a built-in level of the same name.
 
     Args:
         name: a level name such as ``"nav/four_rooms"``, or a path.
@@ -204,6 +256,7 @@ def find_level(name: str | Path, level_directory: str | Path | None = None, *,
 
     Raises:
         LevelNotFoundError: nothing matched; the error lists every path tried.
+        LevelError: the name leaves the level directories.
     """
     path = resolve_level(name, level_directory, family=family, text_only=True).path
     assert path is not None  # text_only never returns an inline level for a file name
@@ -214,7 +267,7 @@ def find_level(name: str | Path, level_directory: str | Path | None = None, *,
 def _read_file(path: str, mtime_ns: int, size: int) -> ParsedLevel:
     # mtime and size are part of the key, so an edited file is read again.
     with open(path, "rb") as f:
-        return parse_level_text(f.read().decode("utf-8"), path)
+        return parse_level_text(decode_level_bytes(f.read(), path), path)
 
 
 def read_level(level: str | Path, level_directory: str | Path | None = None, *,

@@ -27,6 +27,7 @@ __all__ = [
     "LEGEND_BOOL_KEYS",
     "LevelWarning",
     "ParsedLevel",
+    "decode_level_bytes",
     "parse_level_text",
     "render_level_text",
 ]
@@ -133,6 +134,20 @@ class ParsedLevel:
 
 # ---------------------------------------------------------------------------------------------
 # Parsing
+
+
+def decode_level_bytes(data: bytes, source: str) -> str:
+    """A level file's bytes as text (UTF-8).
+
+    Raises:
+        LevelError: the bytes are not UTF-8; the error names the line and column of the first bad byte.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        raise LevelError(f"not UTF-8 text: byte {data[e.start]:#04x} ({e.reason}); save the file as UTF-8",
+                         source, data.count(b"\n", 0, e.start) + 1, e.start - line_start + 1) from None
 
 
 def parse_level_text(text: str, source: str = "<string>") -> ParsedLevel:

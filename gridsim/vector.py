@@ -190,6 +190,7 @@ class GridVectorEnv(VectorEnv):
         events: bool = False,
         max_events_per_step: int = 16,
         info_events: bool = False,
+        allow_code: bool = True,
         render_fps: int = 10,
         render_modes: tuple[str, ...] = ("rgb_array", "ansi", "human"),
         _continue_past_end: bool = False,
@@ -213,6 +214,8 @@ class GridVectorEnv(VectorEnv):
         self.record_events = bool(events)
         self.max_events_per_step = max_events_per_step
         self.info_events = bool(info_events)
+        # Checked where levels are loaded (gridsim.make); a family's own level argument is a text map.
+        self.allow_code = bool(allow_code)
         # The kernel's autoreset code; CONTINUE steps on past an episode's end (the single-env views).
         self.kernel_autoreset = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.metadata = {

@@ -12,14 +12,17 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gridsim.errors import close_matches, did_you_mean
+from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, close_matches, did_you_mean
 
 __all__ = [
     "COMMON_SETTINGS",
+    "MAX_STEPS_LIMIT",
+    "check_max_steps",
     "settings_table",
     "RESERVED_ALIASES",
     "Setting",
@@ -34,8 +37,8 @@ __all__ = [
 RESERVED_ALIASES = {"levelName": "level", "levelDirectory": "level_directory", "mixerSeed": "mixer_seed"}
 
 
-class SettingsError(ValueError):
-    """A setting is unknown, cannot be parsed, or contradicts a keyword argument.
+class SettingsError(GridSimError, ValueError):
+    """A setting is unknown, cannot be parsed, is out of range, or contradicts a keyword argument.
 
     Attributes:
         key: the setting's name.
@@ -169,7 +172,7 @@ def merge_settings(declared: Mapping[str, Setting], settings: Mapping[str, Any] 
     if not settings:
         return kwargs
     if not isinstance(settings, Mapping):
-        raise TypeError(f"settings must be a mapping of str to str, got {type(settings).__name__}")
+        raise ArgumentTypeError(f"settings must be a mapping of str to str, got {type(settings).__name__}")
     out = dict(kwargs)
     for key, value in _collect_lists(flatten_args(settings), declared).items():
         if key in RESERVED_ALIASES:
@@ -255,8 +258,26 @@ def _check_keywords(env, wrapper: Callable, own: set[str], forwards: bool, kwarg
         return
     public = sorted(k for k in valid if not k.startswith("_"))
     key = unknown[0]
-    raise TypeError(f"{type(env).__name__}() got an unexpected keyword argument {key!r}"
+    raise ArgumentTypeError(f"{type(env).__name__}() got an unexpected keyword argument {key!r}"
                     f"{did_you_mean(close_matches(key, public))}; its keyword arguments are {', '.join(public)}")
+
+
+# The kernels count an episode's steps in int32.
+MAX_STEPS_LIMIT = 2**31 - 1
+
+
+def check_max_steps(value: Any, name: str = "max_episode_steps", optional: bool = True) -> int | None:
+    """``value`` as a step limit: an int in 1..:data:`MAX_STEPS_LIMIT` (or None when ``optional``).
+
+    Raises:
+        InvalidArgumentError: anything else (a bool, a float, 0, 2**31, ...).
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_STEPS_LIMIT:
+        allowed = " or None" if optional else ""
+        raise InvalidArgumentError(f"{name} must be an integer in 1..{MAX_STEPS_LIMIT}{allowed}, got {value!r}")
+    return int(value)
 
 
 # The settings every family's vector env takes (``gridsim.vector.GridVectorEnv``).
@@ -274,6 +295,8 @@ COMMON_SETTINGS = {
     "events": Setting(bool, False, doc="the kernel writes events"),
     "max_events_per_step": Setting(int, 16, doc="event slots per env and step; more are dropped and counted"),
     "info_events": Setting(bool, False, doc="infos['events'] holds events_batch() (length E, not N)"),
+    "allow_code": Setting(bool, True, doc="a level name may load a Python level module (code that runs when "
+                                          "loaded); false: text levels only"),
 }
 
 

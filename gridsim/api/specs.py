@@ -7,6 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gridsim.errors import GridSimError
+
 __all__ = [
     "ActionSpec",
     "EnvironmentStatus",
@@ -62,7 +64,7 @@ class PropertyAttribute(enum.IntFlag):
     LISTABLE = 4
 
 
-class PropertyNotFoundError(KeyError):
+class PropertyNotFoundError(GridSimError, KeyError):
     """No property has this key (``code`` is ``PropertyResult.NOT_FOUND``)."""
 
     code = PropertyResult.NOT_FOUND
@@ -71,13 +73,13 @@ class PropertyNotFoundError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-class PropertyPermissionError(PermissionError):
+class PropertyPermissionError(GridSimError, PermissionError):
     """The key exists but does not allow the operation (``code`` is ``PERMISSION_DENIED``)."""
 
     code = PropertyResult.PERMISSION_DENIED
 
 
-class PropertyValueError(ValueError):
+class PropertyValueError(GridSimError, ValueError):
     """A bad value or index for a property (``code`` is ``PropertyResult.INVALID_ARGUMENT``)."""
 
     code = PropertyResult.INVALID_ARGUMENT

@@ -17,7 +17,7 @@ import numpy as np
 
 import gridsim._core as _core
 from gridsim.api.properties import Property, PropertyTable
-from gridsim.api.settings import Setting, format_value
+from gridsim.api.settings import Setting, check_max_steps, format_value
 from gridsim.api.specs import (
     ActionSpec,
     EnvironmentStatus,
@@ -387,7 +387,7 @@ class LevelApi:
         row = self._row(key, prop, index)
         try:
             prop.set(row, value)
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, OverflowError) as e:
             if getattr(e, "code", None) is not None:
                 raise
             raise property_error(PropertyResult.INVALID_ARGUMENT, f"cannot write {value!r} to {key!r}: {e}") from None
@@ -411,7 +411,7 @@ class LevelApi:
         """:meth:`read_property` returning ``(code, value or None)`` instead of raising (Lab2D's form)."""
         try:
             return PropertyResult.SUCCESS, self.read_property(key, index)
-        except (KeyError, PermissionError, ValueError) as e:
+        except _PROPERTY_FAILURES as e:
             return PropertyResult(getattr(e, "code", PropertyResult.INVALID_ARGUMENT)), None
 
     def try_write_property(self, key: str, value: str, index: int | None = None) -> PropertyResult:
@@ -419,14 +419,14 @@ class LevelApi:
         try:
             self.write_property(key, value, index)
             return PropertyResult.SUCCESS
-        except (KeyError, PermissionError, ValueError) as e:
+        except _PROPERTY_FAILURES as e:
             return PropertyResult(getattr(e, "code", PropertyResult.INVALID_ARGUMENT))
 
     def try_list_property(self, key: str, index: int | None = None) -> tuple[PropertyResult, list]:
         """:meth:`list_property` returning ``(code, list)`` instead of raising."""
         try:
             return PropertyResult.SUCCESS, self.list_property(key, index)
-        except (KeyError, PermissionError, ValueError) as e:
+        except _PROPERTY_FAILURES as e:
             return PropertyResult(getattr(e, "code", PropertyResult.INVALID_ARGUMENT)), []
 
     # ---------------------------------------------------------------- settings
@@ -467,10 +467,13 @@ class LevelApi:
         self.num_threads = value
 
     def _write_setting_max_steps(self, value):
-        if value is not None and value < 1:
-            raise ValueError("max_steps must be a positive integer or none")
-        self.kernel.max_steps = 0 if value is None else int(value)
+        value = check_max_steps(value, "max_steps")
+        self.kernel.max_steps = 0 if value is None else value
         self.max_episode_steps = value
+
+
+# What the try_* property methods turn into a result code (the property errors derive from these).
+_PROPERTY_FAILURES = (KeyError, PermissionError, ValueError, OverflowError)
 
 
 def texts_of(env) -> tuple[str, ...]:

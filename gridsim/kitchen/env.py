@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
+from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
 from gridsim.family import Family, Register
 from gridsim.kitchen.api import KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
@@ -130,9 +129,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         if agent_rows and self.num_envs % num_agents:
             raise ValueError(f"with agent_rows, num_envs ({self.num_envs}) counts rows: a multiple of "
                              f"num_agents ({num_agents})")
-        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
-                max_episode_steps, numbers.Integral) or max_episode_steps < 1):
-            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        max_episode_steps = check_max_steps(max_episode_steps)
         self.num_agents = int(num_agents)
         self.agent_rows = bool(agent_rows)
         self.num_kitchens = self.num_envs // num_agents if agent_rows else self.num_envs

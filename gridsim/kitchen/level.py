@@ -47,6 +47,7 @@ from gridsim.kitchen.rules import (
     compile_tables,
 )
 from gridsim.lookup import builtin_level_names, find_level
+from gridsim.textmap import decode_level_bytes
 
 __all__ = [
     "KitchenLevel",
@@ -62,6 +63,8 @@ LevelParseError = LevelError
 """The error for a malformed kitchen level: ``LevelError(reason, source, line, col)``."""
 
 SECTIONS = ("map", "recipes", "agent starts")
+# The kernel numbers a kitchen's cells in int16 (agent_cell, delivered_cell).
+MAX_CELLS = 2**15 - 1
 _TOKEN = re.compile(r"\S+")
 _UINT = re.compile(r"[0-9]+")
 
@@ -194,7 +197,8 @@ def parse_kitchen_text(text: str, source: str = "<string>", rules: Rules = DEFAU
         The level, with its tables compiled.
 
     Raises:
-        LevelParseError: a missing or extra section, an unknown map character, a ragged row,
+        LevelParseError: a missing or extra section, more than :data:`MAX_CELLS` cells, an unknown
+            map character, a ragged row,
             an unknown recipe, a malformed start line, a start outside the map, on a non-floor
             cell or repeated, or a recipe whose food or plate is not in the kitchen.
     """
@@ -206,6 +210,9 @@ def parse_kitchen_text(text: str, source: str = "<string>", rules: Rules = DEFAU
 
     # Map.
     width = len(map_lines[0][1])
+    if width * len(map_lines) > MAX_CELLS:
+        raise LevelParseError(f"the map has {width}x{len(map_lines)} = {width * len(map_lines)} cells; a kitchen has "
+                              f"at most {MAX_CELLS} (its cells are numbered in int16)", source, map_lines[0][0])
     tiles = np.zeros((len(map_lines), width), np.uint8)
     items: dict[tuple[int, int], str] = {}
     for y, (lineno, row) in enumerate(map_lines):
@@ -313,7 +320,7 @@ def find_kitchen_level(level: str | Path, level_directory: str | Path | None = N
 def _load_file(path: str, mtime_ns: int, size: int, rules: Rules) -> KitchenLevel:
     # mtime and size are part of the key, so an edited file is read again.
     with open(path, "rb") as f:
-        return parse_kitchen_text(f.read().decode("utf-8"), path, rules)
+        return parse_kitchen_text(decode_level_bytes(f.read(), path), path, rules)
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
+from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
 from gridsim.family import Family, Register
 from gridsim.lookup import builtin_level_names, read_level
 from gridsim.nav.alphabet import F_WALKABLE
@@ -207,11 +207,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         if nan_action not in ("error", "zero"):
             raise ValueError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
-        if max_episode_steps is not None and (
-            isinstance(max_episode_steps, bool) or int(max_episode_steps) != max_episode_steps
-            or max_episode_steps < 1
-        ):
-            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        max_episode_steps = check_max_steps(max_episode_steps)
         if not isinstance(pixels_per_cell, (int, np.integer)) or pixels_per_cell < 1:
             raise ValueError(f"pixels_per_cell must be a positive integer, got {pixels_per_cell!r}")
         maps = self._load_maps(level, world_map, alphabet, default_symbol, unknown_symbols,
@@ -220,7 +216,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         self.maps = maps
         self.actions = ACTION_TYPES[_choice("actions", actions, ACTION_TYPES)]
         self.obs_type = "coords" if obs_type == "xy" else _choice("obs_type", obs_type, OBS_TYPES)
-        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
+        self.max_episode_steps = max_episode_steps
         self.randomize_goals = bool(randomize_goals)
         self.single_observation_space, self.single_action_space = nav_spaces(
             self.level, self.obs_type, self.actions, view_size=view_size,

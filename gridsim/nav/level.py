@@ -31,6 +31,10 @@ __all__ = [
 ]
 
 UNKNOWN_SYMBOLS = ("error", "default")
+# Rows and columns are int16 in start_cells and goal_cells; cells are numbered in int32, with room
+# for the padding a view adds around the map.
+MAX_SIDE = 2**15 - 1
+MAX_CELLS = 2**28
 _MOVES = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
 
@@ -242,6 +246,10 @@ def _compile_cached(parsed, alphabet, default_symbol, unknown_symbols, stackleve
 
 
 def _compile(parsed: ParsedLevel, alph: Alphabet, unknown) -> tuple[NavLevel, str | None]:
+    if max(parsed.height, parsed.width) > MAX_SIDE or parsed.height * parsed.width > MAX_CELLS:
+        raise LevelError(f"the map is {parsed.height}x{parsed.width}; a navigation map has at most {MAX_SIDE} "
+                         f"rows and columns (start and goal cells are int16) and {MAX_CELLS} cells",
+                         parsed.source, parsed.row_lines[0])
     tiles, rows = map_tiles(parsed, alph, unknown)
     tiles.setflags(write=False)
     flags = alph.flags[tiles]

@@ -5,11 +5,13 @@ Abbreviations: N envs, M maps, H x W map size, P border width, T tile ids.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
 import gridsim._core as _core
+from gridsim.errors import InvalidArgumentError
 from gridsim.events import num_fields
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.api import NAV_EVENTS
@@ -23,6 +25,7 @@ OBS_COORDS, OBS_IMAGE, OBS_VIEW = _core.OBS_KIND_COORDS, _core.OBS_KIND_IMAGE, _
 
 # Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
 UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3
+MAX_PADDED_CELLS = 2**31 - 1  # cells are numbered in int32
 ACTION_CODES = {
     "1d_discrete": (UP, RIGHT, DOWN, LEFT),
     "1d_horizontal": (RIGHT, LEFT),
@@ -99,13 +102,17 @@ class NavState(BatchState):
                 )
             if m.alphabet.key() != alphabet.key():
                 raise ValueError(f"all maps of one batch need one alphabet ({m.name} differs)")
-        if view_size < 1 or view_size % 2 == 0:
-            raise ValueError(f"view_size must be a positive odd number, got {view_size}")
+        if isinstance(view_size, bool) or not isinstance(view_size, numbers.Integral) or view_size < 1 \
+                or view_size % 2 == 0:
+            raise InvalidArgumentError(f"view_size must be a positive odd number, got {view_size!r}")
         N, M = int(num_envs), len(maps)
         H, W = first.height, first.width
-        P = max(view_size // 2, 1)
+        P = max(int(view_size) // 2, 1)
         Wp = W + 2 * P
         C = (H + 2 * P) * Wp  # cells per stored map
+        if C > MAX_PADDED_CELLS:
+            raise InvalidArgumentError(f"view_size={view_size} pads the {H}x{W} map to {C} cells; the kernel "
+                                       f"numbers cells in int32 (at most {MAX_PADDED_CELLS})")
         self.alphabet = alphabet
         self.maps = tuple(maps)
         self.num_envs, self.height, self.width, self.pad = N, H, W, P

@@ -10,7 +10,8 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings
+from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
+from gridsim.errors import InvalidArgumentError
 from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
 from gridsim.roboman.render import render_rgb
@@ -22,6 +23,7 @@ from gridsim.vector import GridVectorEnv
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
 OBS_TYPES = {"vector": _core.ROBOMAN_OBS_VECTOR, "grid": _core.ROBOMAN_OBS_GRID}  # the kernel's kinds
+MAX_TASKS = 2**15 - 1  # the kernel numbers an env's task in int16 (task_slot)
 
 
 class RobomanVectorEnv(RobomanApi, GridVectorEnv):
@@ -152,15 +154,16 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
             if isinstance(tasks, str) or not len(tasks):
                 raise ValueError("tasks must be a non-empty list of task names")
             self.tasks = tuple(parse_task(t) for t in tasks)
+            if len(self.tasks) > MAX_TASKS:
+                raise InvalidArgumentError(f"tasks lists {len(self.tasks)} tasks; at most {MAX_TASKS} "
+                                           "(the kernel numbers them in int16)")
         if obs_type not in OBS_TYPES:
             raise ValueError(f"unknown obs_type {obs_type!r}; use one of {sorted(OBS_TYPES)}")
         if task_in_obs and obs_type != "vector":
             raise ValueError("task_in_obs appends to the vector observation; use obs_type='vector'")
         if max_episode_steps is None:
             max_episode_steps = MAX_TIME
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, numbers.Integral) \
-                or max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be a positive integer, got {max_episode_steps!r}")
+        max_episode_steps = check_max_steps(max_episode_steps, optional=False)
         if not isinstance(cell_px, numbers.Integral) or cell_px < 1:
             raise ValueError(f"cell_px must be a positive integer, got {cell_px!r}")
         self.obs_type = obs_type

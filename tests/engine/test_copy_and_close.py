@@ -183,7 +183,7 @@ def test_every_method_of_a_closed_single_env_raises(family):
 
 def test_env_of_a_python_level_file_copies_with_its_level():
     level_file = Path(__file__).resolve().parents[2] / "levels" / "examples" / "maze.py"
-    env = gridsim.make(str(level_file), num_envs=2)
+    env = gridsim.make(level_file, num_envs=2)
     env.reset(seed=3)
     clone = pickle.loads(pickle.dumps(env))
     assert type(clone.level_def) is type(env.level_def) and clone.level_values == env.level_values

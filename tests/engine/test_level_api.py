@@ -90,11 +90,13 @@ def test_not_found_lists_every_path_tried(tmp_path):
         assert path in str(e.value)
 
 
-def test_explicit_paths_are_taken_literally(tmp_path, monkeypatch):
+def test_explicit_paths_are_taken_literally_and_names_are_searched_in_the_roots(tmp_path, monkeypatch):
     path = write(tmp_path / "x.txt", "%gridsim 1\n[meta]\nfamily = nav\n[map]\n#####\n#S 0#\n#####\n")
     assert gridsim.make(path).level.width == 5
     monkeypatch.chdir(tmp_path)
-    assert gridsim.make("x.txt").read_property("level.path") == "x.txt"
+    with pytest.raises(LevelNotFoundError):  # the working directory is not a level directory
+        gridsim.make("x.txt")
+    assert gridsim.make("x.txt", level_directory=".").read_property("level.path") == str(tmp_path / "x.txt")
     with pytest.raises(LevelNotFoundError):
         gridsim.make(Path("missing.txt"))
 
@@ -737,7 +739,7 @@ def test_the_tutorial_in_docs_levels_md_works(tmp_path, monkeypatch):
         """)
     ice = gridsim.make("ice", level_directory="my_levels")
     assert ice.single_observation_space.shape == (5, 5)
-    assert ice.read_property("level.path") == str(Path("my_levels") / "ice.py")
+    assert ice.read_property("level.path") == str(tmp_path / "my_levels" / "ice.py")
     maze = gridsim.make("examples/maze:21", num_envs=8, settings={"layout_seed": "3"})
     assert maze.level.height == 21
     gridsim.register_level("tutorial/Maze21-v0", "examples/maze:21", settings={"max_steps": "400"})

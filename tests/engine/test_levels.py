@@ -367,10 +367,13 @@ def test_missing_level_lists_every_path_tried(tmp_path):
     assert isinstance(info.value, FileNotFoundError)
 
 
-def test_path_and_txt_name_are_taken_literally(tmp_path, monkeypatch):
+def test_path_is_taken_literally_and_txt_name_is_searched_in_the_roots(tmp_path, monkeypatch):
     (tmp_path / "mine.txt").write_text(ROOM1_SMALL)
     monkeypatch.chdir(tmp_path)
-    assert find_level("mine.txt") == Path("mine.txt")
+    assert find_level("mine.txt", ".") == tmp_path / "mine.txt"
+    assert find_level("nav/room1_small.txt") == builtin_root() / "nav" / "room1_small.txt"
+    with pytest.raises(LevelNotFoundError):
+        find_level("mine.txt")
     assert read_level(tmp_path / "mine.txt").rows == parse_level_text(ROOM1_SMALL).rows
     with pytest.raises(LevelNotFoundError) as info:
         find_level(Path("nav/room1_small"))  # a Path is never searched for
