@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gridsim.api.settings import (
     COMMON_SETTINGS,
     RESERVED_ALIASES,
@@ -24,7 +26,7 @@ from gridsim.api.settings import (
     format_value,
     merge_settings,
 )
-from gridsim.errors import ArgumentTypeError, GridSimError, LevelError
+from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, LevelError
 from gridsim.families import FAMILIES, family_row
 from gridsim.lookup import LevelSource, import_level_module, read_level, resolve_level
 from gridsim.single import SingleEnvView
@@ -98,7 +100,7 @@ class Level:
         Returns the typed value of every setting the call named. Raises
         :class:`gridsim.SettingsError` for an unknown key or a value that does not parse.
         """
-        flat = flatten_args(settings or {})
+        flat = flatten_args(settings) if settings is not None else {}
         declared = self.declared_settings()
         values = {}
         for key, text in flat.items():
@@ -153,7 +155,7 @@ class Level:
         the level's defaults; a setting and a keyword argument naming the same thing must agree.
         """
         declared = self.env_class.SETTINGS
-        flat = flatten_args(settings or {}) if settings is not None else dict(self._init_settings)
+        flat = flatten_args(settings) if settings is not None else dict(self._init_settings)
         own = {k: v for k, v in flat.items() if k in self.settings}
         family_settings = {k: v for k, v in flat.items() if k not in self.settings}
         values = {k: decl.default for k, decl in self.settings.items()}
@@ -161,7 +163,12 @@ class Level:
             values[key] = self.settings[key].parse(key, text)
         # What the caller gave, settings folded into keyword arguments (conflicts raise here).
         given = merge_settings(declared, family_settings, kwargs)
-        merged = self.build(values)
+        try:
+            merged = self.build(values)
+        except GridSimError:
+            raise
+        except (ValueError, TypeError, OverflowError) as e:  # the level's word on its settings
+            raise LevelError(f"level {self.name!r} cannot build with settings {values}: {e}", repr(self.name)) from e
         for key, value in self.defaults.items():
             decl = declared[key]
             name = decl.kwarg or key
@@ -237,10 +244,13 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
 
     Raises:
         LevelNotFoundError: no level has that name.
+        InvalidArgumentError: ``family`` is not a family's name.
         LevelError: the name leaves the level directories, the level is malformed or its
             family cannot be told, its module refuses the argument, or it is a Python level
             module and ``allow_code`` is False.
     """
+    if family is not None and (not isinstance(family, str) or family not in FAMILIES):
+        raise InvalidArgumentError(f"family must be one of {', '.join(FAMILIES)} or None, got {family!r}")
     if isinstance(level, Level):
         return level, None
     src = resolve_level(level, level_directory, allow_code=allow_code)
@@ -290,9 +300,7 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         >>> envs.read_property("level.argument")
         '11'
     """
-    if settings is not None and not isinstance(settings, Mapping):
-        raise ArgumentTypeError(f"settings must be a mapping of str to str, got {type(settings).__name__}")
-    flat = flatten_args(settings or {})
+    flat = flatten_args(settings) if settings is not None else {}
     allow_code = _allow_code(flat, kwargs)
     for alias, name in RESERVED_ALIASES.items():
         if alias not in flat:
@@ -300,7 +308,7 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         value: Any = flat.pop(alias)
         current = {"level": level, "level_directory": level_directory}.get(name, kwargs.get(name))
         if name == "mixer_seed":
-            if not value.isdigit():
+            if not value.isdecimal():
                 raise SettingsError(alias, f"{value!r} is not a non-negative integer")
             value = int(value)
         if current is not None and format_value(current) != format_value(value):
@@ -329,7 +337,10 @@ def _allow_code(flat: dict[str, str], kwargs: dict[str, Any]) -> bool:
             raise SettingsError("allow_code", f"the setting says {value} but allow_code="
                                 f"{kwargs['allow_code']!r} was also given")
         kwargs["allow_code"] = value
-    return bool(kwargs.get("allow_code", decl.default))
+    allow = kwargs.get("allow_code", decl.default)
+    if not isinstance(allow, (bool, np.bool_)):
+        raise InvalidArgumentError(f"allow_code must be True or False, got {allow!r}")
+    return bool(allow)
 
 
 class LevelEnv(SingleEnvView):
@@ -342,8 +353,8 @@ class LevelEnv(SingleEnvView):
 
     def __init__(self, level, render_mode: str | None = None, *, settings=None, level_directory=None,
                  family: str | None = None, **kwargs: Any):
-        flat = flatten_args(settings) if isinstance(settings, Mapping) else settings
-        allow_code = _allow_code(flat, kwargs) if flat is not None else bool(kwargs.get("allow_code", True))
+        flat = flatten_args(settings) if settings is not None else None
+        allow_code = _allow_code({} if flat is None else flat, kwargs)
         lvl, src = load_level(level, level_directory, family, allow_code=allow_code)
         self.vector_class = functools.partial(lvl.make_env, settings=flat, source=src)
         super().__init__(render_mode=render_mode, **kwargs)

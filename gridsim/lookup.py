@@ -17,6 +17,8 @@ import functools
 import hashlib
 import importlib.resources
 import importlib.util
+import itertools
+import os
 import sys
 import threading
 from dataclasses import dataclass
@@ -37,6 +39,9 @@ __all__ = [
     "read_level",
     "resolve_level",
 ]
+
+
+_MAX_SCANNED = 20_000
 
 
 @functools.cache
@@ -184,14 +189,15 @@ def level_names(level_directory: str | Path | None = None, *, text_only: bool = 
 
     A name is a ``.txt`` or ``.py`` file's path below its root without the suffix, or a
     package folder's (``<name>/__init__.py``); hidden and private (``_``) parts are skipped.
-    Used to suggest the closest names when a level is not found.
+    Used to suggest the closest names when a level is not found; at most the first
+    ``_MAX_SCANNED`` files of each root are looked at.
     """
     names: set[str] = set()
-    roots = ([Path(level_directory)] if level_directory is not None else []) + [builtin_root()]
-    for root in roots:
+    for root, _ in _roots(level_directory):
         if not root.is_dir():
             continue
-        for path in root.rglob("*.txt" if text_only else "*.*"):
+        # Bounded, so a level_directory such as "/" cannot stall an error message.
+        for path in itertools.islice(root.rglob("*.txt" if text_only else "*.*"), _MAX_SCANNED):
             if path.suffix not in (".txt", ".py"):
                 continue
             rel = path.relative_to(root)
@@ -207,6 +213,16 @@ def level_names(level_directory: str | Path | None = None, *, text_only: bool = 
     return sorted(names)
 
 
+def _roots(level_directory: str | Path | None) -> list[tuple[Path, bool]]:
+    """The folders a name is looked up in, ``level_directory`` first, each with whether it is built in."""
+    roots = [(builtin_root(), True)]
+    if level_directory is None:
+        return roots
+    if not isinstance(level_directory, (str, os.PathLike)) or "\0" in str(level_directory):
+        raise ArgumentTypeError(f"level_directory must be a folder (a str or a path), got {level_directory!r}")
+    return [(Path(level_directory), False), *roots]
+
+
 def _is_file(path: Path) -> bool:
     try:
         return path.is_file()
@@ -217,8 +233,7 @@ def _is_file(path: Path) -> bool:
 def _search(name: str, level_directory: str | Path | None, text_only: bool,
             tried: list[str]) -> tuple[Path, bool] | None:
     """The first file of ``name`` in the roots, resolved (and whether it is built in); appends to ``tried``."""
-    roots = ([(Path(level_directory), False)] if level_directory is not None else [])
-    roots.append((builtin_root(), True))
+    roots = _roots(level_directory)
     suffixed = name.endswith(".txt" if text_only else (".py", ".txt"))
     for root, builtin in roots:
         if suffixed:
@@ -299,6 +314,10 @@ def import_level_module(path: Path) -> ModuleType:
 
     It gets a private module name (so two levels called ``maze`` never collide); a
     package level (``<name>/__init__.py``) can import its own submodules relatively.
+    The module is Python code and runs now, like any import.
+
+    Raises:
+        LevelError: the file is not valid Python (with its line and column).
     """
     key = str(Path(path).resolve())
     with _lock:
@@ -316,6 +335,9 @@ def import_level_module(path: Path) -> ModuleType:
         sys.modules[mod_name] = module
         try:
             spec.loader.exec_module(module)
+        except SyntaxError as e:  # a malformed level file, with its line and column
+            del sys.modules[mod_name]
+            raise LevelError(f"invalid Python: {e.msg}", key, e.lineno, e.offset) from e
         except BaseException:
             del sys.modules[mod_name]
             raise

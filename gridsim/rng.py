@@ -21,6 +21,8 @@ from typing import cast
 
 import numpy as np
 
+from gridsim.errors import InvalidArgumentError
+
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 TAG_EPISODE = 1
@@ -51,13 +53,13 @@ class Dist:
 
     def __post_init__(self):
         if self.kind not in self.KINDS:
-            raise ValueError(f"unknown reward distribution {self.kind!r}; use one of {list(self.KINDS)}")
+            raise InvalidArgumentError(f"unknown reward distribution {self.kind!r}; use one of {list(self.KINDS)}")
         if not (np.isfinite(self.a) and np.isfinite(self.b)):
-            raise ValueError(f"reward distribution parameters must be finite, got {self}")
+            raise InvalidArgumentError(f"reward distribution parameters must be finite, got {self}")
         if self.kind in ("normal", "abs_normal") and self.b < 0:
-            raise ValueError(f"standard deviation must be >= 0, got {self.b}")
+            raise InvalidArgumentError(f"standard deviation must be >= 0, got {self.b}")
         if self.kind == "uniform" and self.b < self.a:
-            raise ValueError(f"uniform({self.a}, {self.b}) needs lo <= hi")
+            raise InvalidArgumentError(f"uniform({self.a}, {self.b}) needs lo <= hi")
 
     @property
     def code(self) -> int:
@@ -80,7 +82,7 @@ class Dist:
         if isinstance(value, Dist):
             return value
         if isinstance(value, bool):
-            raise ValueError(f"a reward must be a number or a distribution, got {value!r}")
+            raise InvalidArgumentError(f"a reward must be a number or a distribution, got {value!r}")
         if isinstance(value, (int, float, np.integer, np.floating)):
             return cls("const", float(value))
         if isinstance(value, (tuple, list)) and value and isinstance(value[0], str):
@@ -96,11 +98,11 @@ class Dist:
             except ValueError:
                 pass
         if callable(value):
-            raise ValueError(
+            raise InvalidArgumentError(
                 "callable reward distributions are not supported; use const(), normal(), "
                 "abs_normal() or uniform()"
             )
-        raise ValueError(f"cannot read a reward distribution from {value!r}")
+        raise InvalidArgumentError(f"cannot read a reward distribution from {value!r}")
 
 
 def mix64(z: int) -> int:
@@ -177,4 +179,4 @@ class Stream:
             return abs(a + b * self.normal())
         if kind == DIST_UNIFORM:
             return a + (b - a) * self.uniform()
-        raise ValueError(f"unknown distribution kind {kind}")
+        raise InvalidArgumentError(f"unknown distribution kind {kind}")

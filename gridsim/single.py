@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gridsim.errors import ArgumentTypeError
 from gridsim.vector import GridVectorEnv, batch_action_masks
 
 
@@ -29,7 +30,7 @@ class SingleEnvView(gym.Env):
     def __init__(self, render_mode: str | None = None, **kwargs: Any):
         for key in ("num_envs", "autoreset_mode", "copy"):
             if key in kwargs:
-                raise TypeError(f"{type(self).__name__} does not take {key}=; it is one env")
+                raise ArgumentTypeError(f"{type(self).__name__} does not take {key}=; it is one env")
         self._vec = self.vector_class(
             num_envs=1, render_mode=render_mode, episode_stats=False, _continue_past_end=True, **kwargs
         )

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gridsim.errors import InvalidArgumentError
+
 __all__ = ["BatchState", "Field", "episode_limit"]
 
 
@@ -144,7 +146,7 @@ class BatchState:
             **dims: the family's own shape symbols.
         """
         if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 1:
-            raise ValueError(f"max_events_per_step must be an integer >= 1, got {max_events!r}")
+            raise InvalidArgumentError(f"max_events_per_step must be an integer >= 1, got {max_events!r}")
         self.num_units = int(units)
         self.events_on = int(bool(events))
         self.max_events = int(max_events) if events else 1

@@ -19,7 +19,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import cast
 
-from gridsim.errors import LevelError
+from gridsim.api.settings import MAX_STEPS_LIMIT
+from gridsim.errors import InvalidArgumentError, LevelError
 from gridsim.rng import Dist
 
 __all__ = [
@@ -50,6 +51,7 @@ LEGEND_BOOL_KEYS = ("terminal", "accessible", "stochastic", "initial", "collecti
 # A legend token: ``key=fn(a, b)`` may contain spaces inside its parentheses.
 _TOKEN = re.compile(r"[^\s(]*\([^)]*\)?\S*|\S+")
 _SECTION = re.compile(r"\[([A-Za-z_]+)\]")
+_UINT = re.compile(r"[0-9]+")
 
 
 class LevelWarning(UserWarning):
@@ -266,8 +268,9 @@ def _meta_line(line: str, source: str, lineno: int) -> tuple[str, str]:
     # Quotes keep leading/trailing spaces, e.g. default_symbol = ' '.
     if len(value) >= 2 and value[0] == value[-1] == "'":
         value = value[1:-1]
-    if key in ("max_episode_steps", "view_size") and not (value.isdigit() and int(value) > 0):
-        raise LevelError(f"{key} must be a positive integer, got {value!r}",
+    if key in ("max_episode_steps", "view_size") and not (
+            _UINT.fullmatch(value) and 0 < int(value) <= MAX_STEPS_LIMIT):
+        raise LevelError(f"{key} must be a positive integer up to {MAX_STEPS_LIMIT}, got {value!r}",
                          source, lineno, val_col)
     if key == "unknown_symbols" and value not in ("error", "default"):
         raise LevelError(f"unknown_symbols must be 'error' or 'default', got {value!r}",
@@ -310,17 +313,17 @@ def _legend_value(key: str, eq: str, value: str) -> object:
             return True
         if value.lower() in ("true", "false"):
             return value.lower() == "true"
-        raise ValueError(f"{key} must be true or false, got {value!r}")
+        raise InvalidArgumentError(f"{key} must be true or false, got {value!r}")
     if key == "reward" and eq:
         return Dist.parse(value)
     if key == "color" and eq:
         parts = value.split(",")
-        if len(parts) != 3 or not all(p.strip().isdigit() and int(p) <= 255 for p in parts):
-            raise ValueError(f"color is r,g,b with integers in 0..255, got {value!r}")
+        if len(parts) != 3 or not all(p.strip().isdecimal() and int(p) <= 255 for p in parts):
+            raise InvalidArgumentError(f"color is r,g,b with integers in 0..255, got {value!r}")
         return tuple(int(p) for p in parts)
     if key in ("reward", "color"):
-        raise ValueError(f"{key} needs a value ({key}=...)")
-    raise ValueError(
+        raise InvalidArgumentError(f"{key} needs a value ({key}=...)")
+    raise InvalidArgumentError(
         f"unknown property {key!r}; use reward=, color=, {', '.join(LEGEND_BOOL_KEYS)}"
     )
 
@@ -346,7 +349,7 @@ def _render_props(props: Mapping[str, object]) -> str:
         elif key == "color":
             out.append("color=" + ",".join(str(int(v)) for v in cast("tuple[int, int, int]", value)))
         else:
-            raise ValueError(f"unknown legend property {key!r}")
+            raise InvalidArgumentError(f"unknown legend property {key!r}")
     return " ".join(out)
 
 

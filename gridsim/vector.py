@@ -20,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.api.settings import settings_table
-from gridsim.errors import ClosedEnvError, InvalidActionError, KernelError
+from gridsim.errors import ArgumentTypeError, ClosedEnvError, InvalidActionError, InvalidArgumentError, KernelError
 from gridsim.rng import derive_keys, entropy_seed
 
 __all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
@@ -41,10 +41,25 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
         for m in AutoresetMode:
             if mode in (m.value, m.name) or mode.lower() == m.value.lower():
                 return m
-    raise ValueError(
+    raise InvalidArgumentError(
         f"autoreset_mode must be a gymnasium.vector.AutoresetMode or one of "
         f"{[m.value for m in AutoresetMode]}, got {mode!r}"
     )
+
+
+MAX_ENVS = 2**31 - 1  # the kernel numbers envs in int32
+MAX_THREADS = 2**15  # far above any machine's CPUs; the kernel keeps the count in a C int
+
+
+def _numeric_dtype(value) -> np.dtype:
+    """``obs_dtype`` as a numpy dtype of numbers or bools (what observations can be cast to)."""
+    try:
+        dtype = np.dtype(value)
+    except (TypeError, ValueError):
+        dtype = None
+    if dtype is None or dtype.kind not in "biuf":
+        raise InvalidArgumentError(f"obs_dtype must be a numeric numpy dtype (float32, uint8, ...), got {value!r}")
+    return dtype
 
 
 def parse_num_threads(num_threads: int | str) -> int:
@@ -61,12 +76,14 @@ def parse_num_threads(num_threads: int | str) -> int:
             except (AttributeError, OSError):  # not Linux
                 count = os.cpu_count() or 1
             return max(1, count) if _core.OPENMP else 1
-        if text.isdigit():
+        if text.isdecimal():
             num_threads = int(text)
-    if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive integer or 'auto', got {num_threads!r}")
+    if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) \
+            or not 1 <= num_threads <= MAX_THREADS:
+        raise InvalidArgumentError(
+            f"num_threads must be a positive integer up to {MAX_THREADS} or 'auto', got {num_threads!r}")
     if num_threads > 1 and not _core.OPENMP:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"num_threads={num_threads} needs threads, but this build of gridsim has no OpenMP: "
             "install an OpenMP runtime for your C compiler (gcc has libgomp; for clang install libomp, "
             "e.g. `brew install libomp` or `apt install libomp-dev`), then reinstall gridsim "
@@ -195,13 +212,13 @@ class GridVectorEnv(VectorEnv):
         render_modes: tuple[str, ...] = ("rgb_array", "ansi", "human"),
         _continue_past_end: bool = False,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or not 1 <= num_envs <= MAX_ENVS:
+            raise InvalidArgumentError(f"num_envs must be a positive integer up to {MAX_ENVS}, got {num_envs!r}")
         self.num_threads = num_threads  # checked first: it raises without OpenMP
         if not isinstance(mixer_seed, numbers.Integral) or mixer_seed < 0:
-            raise ValueError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
+            raise InvalidArgumentError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
         if render_mode is not None and render_mode not in render_modes:
-            raise ValueError(f"render_mode must be one of {list(render_modes)} or None, got {render_mode!r}")
+            raise InvalidArgumentError(f"render_mode must be one of {list(render_modes)} or None, got {render_mode!r}")
         self.num_envs = int(num_envs)
         self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
         self.render_mode = render_mode
@@ -209,7 +226,7 @@ class GridVectorEnv(VectorEnv):
         self.mixer_seed = int(mixer_seed)
         self.episode_stats = bool(episode_stats)
         # Observations are cast to obs_dtype after the kernel writes them (e.g. float32 for CNNs).
-        self.obs_dtype = None if obs_dtype is None else np.dtype(obs_dtype)
+        self.obs_dtype = None if obs_dtype is None else _numeric_dtype(obs_dtype)
         # The family's state allocates the kernel's event buffers from these.
         self.record_events = bool(events)
         self.max_events_per_step = max_events_per_step
@@ -253,7 +270,7 @@ class GridVectorEnv(VectorEnv):
         """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
         self.kernel.num_threads = self._num_threads
         if self.info_events and not self.state.events_on:
-            raise ValueError("info_events=True puts the kernel's events in infos: it needs events=True")
+            raise InvalidArgumentError("info_events=True puts the kernel's events in infos: it needs events=True")
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._fresh_obs = self.copy and self.obs_rewritten_every_step
@@ -280,7 +297,7 @@ class GridVectorEnv(VectorEnv):
         self._check_open()
         options = {} if options is None else options
         if not isinstance(options, Mapping):
-            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+            raise ArgumentTypeError(f"options must be a dict or None, got {type(options).__name__}")
         mask = self._parse_reset_mask(options.get("reset_mask"))
         seeds = self._parse_seed(seed)
         if isinstance(seed, numbers.Integral):
@@ -302,13 +319,13 @@ class GridVectorEnv(VectorEnv):
         if mask is None:
             return np.ones(N, np.bool_)
         if not isinstance(mask, np.ndarray):
-            raise TypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
+            raise ArgumentTypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
         if mask.dtype != np.bool_:
-            raise TypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
+            raise ArgumentTypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
         if mask.shape != (N,):
-            raise ValueError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
+            raise InvalidArgumentError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
         if not mask.any():
-            raise ValueError("options['reset_mask'] must contain at least one True")
+            raise InvalidArgumentError("options['reset_mask'] must contain at least one True")
         return np.ascontiguousarray(mask)
 
     def _parse_seed(self, seed) -> np.ndarray | None:
@@ -318,14 +335,14 @@ class GridVectorEnv(VectorEnv):
             return None
         if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
             if seed < 0:
-                raise ValueError(f"seed must be non-negative, got {seed}")
+                raise InvalidArgumentError(f"seed must be non-negative, got {seed}")
             seed = int(seed)
             if seed + N <= 1 << 64:
                 return np.arange(N, dtype=np.uint64) + np.uint64(seed)
             return np.array([seed + i for i in range(N)], dtype=object)
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != N:
-                raise ValueError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
+                raise InvalidArgumentError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
             if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu" and (
                     seed.dtype.kind == "u" or not (seed < 0).any()):
                 return seed.astype(np.uint64)
@@ -336,9 +353,9 @@ class GridVectorEnv(VectorEnv):
                 elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and int(s) >= 0:
                     out[i] = int(s)
                 else:
-                    raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
+                    raise InvalidArgumentError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
             return out
-        raise TypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
+        raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
 
     def _seed_envs(self, mask: np.ndarray, seeds: np.ndarray | None):
         """New keys for seeded envs (episode 0); the next episode for the others.
@@ -382,7 +399,7 @@ class GridVectorEnv(VectorEnv):
     def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
         """Family hook: apply reset options to the masked envs (unknown keys raise)."""
         if options:
-            raise ValueError(f"unknown reset options {sorted(options)}")
+            raise InvalidArgumentError(f"unknown reset options {sorted(options)}")
 
     def _reset_infos(self, mask: np.ndarray) -> dict[str, Any]:
         """Family hook: infos of the envs just reset."""
@@ -402,7 +419,7 @@ class GridVectorEnv(VectorEnv):
             self._obs_external = True
         try:  # fast path: an array of the exact shape, of a dtype the kernel takes as it is
             if actions.shape != self._action_shape:  # the kernel checks only the element count
-                raise ValueError
+                raise InvalidArgumentError
             n_done = self._step_by_dtype[actions.dtype](actions)
         except (AttributeError, KeyError, TypeError, ValueError):
             actions, fn = self._coerce_actions(actions)
@@ -708,9 +725,9 @@ class GridVectorEnv(VectorEnv):
         """Set an attribute; a sequence must hold one identical value per env."""
         if isinstance(values, (list, tuple)):
             if len(values) != self.num_envs:
-                raise ValueError(f"need {self.num_envs} values, got {len(values)}")
+                raise InvalidArgumentError(f"need {self.num_envs} values, got {len(values)}")
             if any(v != values[0] for v in values):
-                raise ValueError(f"{name} is shared by the batch; all values must be equal")
+                raise InvalidArgumentError(f"{name} is shared by the batch; all values must be equal")
             values = values[0]
         setattr(self, name, values)
 

@@ -89,13 +89,13 @@ class Setting:
                     return True
                 if low in ("false", "0", "no"):
                     return False
-                raise ValueError
+                raise InvalidArgumentError
             if self.type is int:
                 return int(t, 10)
             if self.type is float:
                 value = float(t)
                 if math.isnan(value):
-                    raise ValueError
+                    raise InvalidArgumentError
                 return value
             if isinstance(self.type, tuple):
                 if t not in self.type:
@@ -131,6 +131,8 @@ def flatten_args(args: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
         >>> flatten_args({"a": {"b": [1, 2]}, "c": True, "d": None})
         {'a.b.1': '1', 'a.b.2': '2', 'c': 'true', 'd': 'none'}
     """
+    if not isinstance(args, Mapping):
+        raise ArgumentTypeError(f"settings must be a mapping of str to str, got {type(args).__name__}")
     out: dict[str, str] = {}
     for key, value in args.items():
         full = f"{prefix}{key}"
@@ -149,7 +151,7 @@ def _collect_lists(flat: dict[str, str], declared: Mapping[str, Setting]) -> dic
     lists: dict[str, dict[int, str]] = {}
     for key, value in flat.items():
         head, _, tail = key.rpartition(".")
-        if head and tail.isdigit() and head in declared and declared[head].type is list:
+        if head and tail.isdecimal() and head in declared and declared[head].type is list:
             lists.setdefault(head, {})[int(tail)] = value
         else:
             out[key] = value
@@ -169,15 +171,14 @@ def merge_settings(declared: Mapping[str, Setting], settings: Mapping[str, Any] 
     reserved names (``levelName``, ``levelDirectory``, ``mixerSeed``) are aliases of the
     keyword arguments ``level``, ``level_directory`` and ``mixer_seed``.
     """
-    if not settings:
+    if settings is None:
         return kwargs
-    if not isinstance(settings, Mapping):
-        raise ArgumentTypeError(f"settings must be a mapping of str to str, got {type(settings).__name__}")
+    flat = flatten_args(settings)
     out = dict(kwargs)
-    for key, value in _collect_lists(flatten_args(settings), declared).items():
+    for key, value in _collect_lists(flat, declared).items():
         if key in RESERVED_ALIASES:
             name = RESERVED_ALIASES[key]
-            parsed: Any = int(value) if name == "mixer_seed" and value.isdigit() else value
+            parsed: Any = int(value) if name == "mixer_seed" and value.isdecimal() else value
             if name == "mixer_seed" and not isinstance(parsed, int):
                 raise SettingsError(key, f"{value!r} is not a non-negative integer")
         elif key in declared:
@@ -276,7 +277,7 @@ def check_max_steps(value: Any, name: str = "max_episode_steps", optional: bool 
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_STEPS_LIMIT:
         allowed = " or None" if optional else ""
-        raise InvalidArgumentError(f"{name} must be an integer in 1..{MAX_STEPS_LIMIT}{allowed}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a positive integer up to {MAX_STEPS_LIMIT}{allowed}, got {value!r}")
     return int(value)
 
 

@@ -26,7 +26,7 @@ from gridsim.api.specs import (
     PropertyResult,
     property_error,
 )
-from gridsim.errors import InvalidActionError
+from gridsim.errors import InvalidActionError, InvalidArgumentError
 from gridsim.rng import entropy_seed
 
 __all__ = ["LevelApi", "ObservationEntry", "parse_pair", "texts_of"]
@@ -78,12 +78,13 @@ class LevelApi:
         arr = np.asarray(index)
         if arr.dtype == np.bool_:
             if arr.shape != (N,):
-                raise ValueError(f"a bool index must have shape ({N},), got {arr.shape}")
+                raise InvalidArgumentError(f"a bool index must have shape ({N},), got {arr.shape}")
             if not arr.any():
-                raise ValueError("the index selects no env")
+                raise InvalidArgumentError("the index selects no env")
             return arr.copy()
         if arr.ndim != 1 or arr.dtype.kind not in "iu" or not len(arr):
-            raise ValueError(f"index must be None, an int, a non-empty list of ints or a bool mask, got {index!r}")
+            raise InvalidArgumentError(
+                f"index must be None, an int, a non-empty list of ints or a bool mask, got {index!r}")
         mask = np.zeros(N, np.bool_)
         for i in arr:
             mask[self._index(int(i))] = True
@@ -181,21 +182,21 @@ class LevelApi:
         """
         self._check_open()
         if isinstance(episode, bool) or not isinstance(episode, numbers.Integral) or episode < 0:
-            raise ValueError(f"episode must be a non-negative integer, got {episode!r}")
+            raise InvalidArgumentError(f"episode must be a non-negative integer, got {episode!r}")
         mask = self._rows_of(index)
         rows = np.flatnonzero(mask)
         if seed is None:
             chosen = [entropy_seed() for _ in rows]
         elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
             if seed < 0:
-                raise ValueError(f"seed must be non-negative, got {seed}")
+                raise InvalidArgumentError(f"seed must be non-negative, got {seed}")
             chosen = [int(seed) + int(i) for i in rows]
         else:
             chosen = list(seed)
             if len(chosen) != len(rows):
-                raise ValueError(f"seed holds {len(chosen)} seeds for {len(rows)} selected envs")
+                raise InvalidArgumentError(f"seed holds {len(chosen)} seeds for {len(rows)} selected envs")
             if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in chosen):
-                raise ValueError("seeds must be non-negative integers")
+                raise InvalidArgumentError("seeds must be non-negative integers")
         seeds = np.full(self.num_envs, None, dtype=object)
         for i, s in zip(rows, chosen, strict=True):
             seeds[i] = int(s)
@@ -266,13 +267,13 @@ class LevelApi:
     def _text_actions(self, text):
         texts = np.asarray(text, dtype=object)
         if texts.shape != (self.num_envs,):
-            raise ValueError(f"text actions must have shape ({self.num_envs},), got {texts.shape}")
+            raise InvalidArgumentError(f"text actions must have shape ({self.num_envs},), got {texts.shape}")
         hook = getattr(self.level_def, "on_text_actions", None)
         for i, t in enumerate(texts):
             if t is None or t == "":
                 continue
             if hook is None:
-                raise ValueError("this level takes no text actions (its text_action_spec() is empty)")
+                raise InvalidArgumentError("this level takes no text actions (its text_action_spec() is empty)")
             hook(self, i, str(t))
             self._clear_events(int(self.row_units[i]))
 
@@ -485,6 +486,6 @@ def parse_pair(text: str, what: str) -> tuple[int, int]:
     """Two integers written ``"a,b"`` (a property value); ``what`` names it in errors."""
     parts = text.split(",")
     if len(parts) != 2:
-        raise ValueError(f"{what} is written as two integers 'a,b', got {text!r}")
+        raise InvalidArgumentError(f"{what} is written as two integers 'a,b', got {text!r}")
     return int(parts[0]), int(parts[1])
 

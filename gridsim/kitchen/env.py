@@ -10,6 +10,7 @@ import numpy as np
 
 import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
+from gridsim.errors import InvalidArgumentError
 from gridsim.family import Family, Register
 from gridsim.kitchen.api import KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
@@ -127,7 +128,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self.level = load_kitchen_level(level, level_directory, rules=rules)
         self.level.check_agents(num_agents)
         if agent_rows and self.num_envs % num_agents:
-            raise ValueError(f"with agent_rows, num_envs ({self.num_envs}) counts rows: a multiple of "
+            raise InvalidArgumentError(f"with agent_rows, num_envs ({self.num_envs}) counts rows: a multiple of "
                              f"num_agents ({num_agents})")
         max_episode_steps = check_max_steps(max_episode_steps)
         self.num_agents = int(num_agents)
@@ -148,7 +149,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self.single_action_space = (gym.spaces.Discrete(5) if agent_rows
                                     else gym.spaces.MultiDiscrete([5] * num_agents))
         if obs_type not in ("grid", "features"):
-            raise ValueError(f"obs_type must be 'grid' or 'features', got {obs_type!r}")
+            raise InvalidArgumentError(f"obs_type must be 'grid' or 'features', got {obs_type!r}")
         self.obs_type = obs_type
         if obs_type == "features":
             self._feature_plan()
@@ -216,7 +217,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         by_kitchen = mask.reshape(-1, A)
         if (by_kitchen != by_kitchen[:, :1]).any():
             k = int(np.flatnonzero((by_kitchen != by_kitchen[:, :1]).any(1))[0])
-            raise ValueError(f"reset_mask must select all {A} rows of a kitchen or none (kitchen {k})")
+            raise InvalidArgumentError(f"reset_mask must select all {A} rows of a kitchen or none (kitchen {k})")
         return np.ascontiguousarray(by_kitchen[:, 0]), None if seeds is None else seeds[::A]
 
     # ------------------------------------------------------------- state access

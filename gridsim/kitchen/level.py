@@ -33,7 +33,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from gridsim.errors import LevelError
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, LevelError
 from gridsim.kitchen.rules import (
     DEFAULT_RULES,
     DELIVERY,
@@ -150,7 +150,7 @@ class KitchenLevel:
         """
         if isinstance(num_agents, bool) or not isinstance(num_agents, (int, np.integer)) or not (
                 1 <= num_agents <= MAX_AGENTS):
-            raise ValueError(f"num_agents must be an int in 1..{MAX_AGENTS}, got {num_agents!r}")
+            raise InvalidArgumentError(f"num_agents must be an int in 1..{MAX_AGENTS}, got {num_agents!r}")
         if len(self.starts) < num_agents:
             raise LevelParseError(
                 f"{num_agents} agents need {num_agents} agent start lines; the level lists {len(self.starts)}",
@@ -203,7 +203,7 @@ def parse_kitchen_text(text: str, source: str = "<string>", rules: Rules = DEFAU
             cell or repeated, or a recipe whose food or plate is not in the kitchen.
     """
     if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a gridsim.kitchen.Rules, got {type(rules).__name__}")
+        raise ArgumentTypeError(f"rules must be a gridsim.kitchen.Rules, got {type(rules).__name__}")
     lines = [line.replace("\r", "") for line in text.removeprefix("\ufeff").split("\n")]
     map_lines, recipe_lines, start_lines = _sections(lines, source)
     legend = rules.legend

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gridsim.errors import InvalidArgumentError
 from gridsim.events import num_fields
 from gridsim.kitchen.api import KITCHEN_EVENTS
 from gridsim.state import BatchState, Field
@@ -74,7 +75,8 @@ class KitchenState(BatchState):
         self.dish_of = np.ascontiguousarray(tables.dish_of, np.uint32)  # (I,)
         self.num_components = len(tables.component_names)
         if self.num_components > 16:
-            raise ValueError(f"at most 16 item components fit the kernel, the rules have {self.num_components}")
+            raise InvalidArgumentError(
+                f"at most 16 item components fit the kernel, the rules have {self.num_components}")
         present = (np.asarray(tables.components) > 0).astype(np.uint16)
         self.comp_bits = (present << np.arange(self.num_components, dtype=np.uint16)).sum(1).astype(np.uint16)
         self.all_recipes = int(tables.goal_mask)

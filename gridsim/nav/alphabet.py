@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gridsim._core as _core
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 from gridsim.rng import Dist
 
 __all__ = [
@@ -93,7 +94,8 @@ class Symbol:
         allowed = {f for f in cls.__dataclass_fields__}
         unknown = set(props) - allowed
         if unknown:
-            raise ValueError(f"{where}unknown symbol properties {sorted(unknown)}; allowed: {sorted(allowed)}")
+            raise InvalidArgumentError(
+                f"{where}unknown symbol properties {sorted(unknown)}; allowed: {sorted(allowed)}")
         kw = dict(props)
         if "reward" in kw:
             kw["reward"] = Dist.parse(kw["reward"])
@@ -101,7 +103,7 @@ class Symbol:
             kw["color"] = _color(kw["color"], where)
         for key in ("terminal", "accessible", "stochastic", "initial", "collectible"):
             if key in kw and not isinstance(kw[key], (bool, np.bool_)):
-                raise ValueError(f"{where}{key} must be a bool, got {kw[key]!r}")
+                raise InvalidArgumentError(f"{where}{key} must be a bool, got {kw[key]!r}")
             if key in kw:
                 kw[key] = bool(kw[key])
         return cls(**kw)
@@ -110,7 +112,7 @@ class Symbol:
 def _color(value, where: str = "") -> tuple[int, int, int]:
     c = tuple(int(v) for v in value)
     if len(c) != 3 or not all(0 <= v <= 255 for v in c):
-        raise ValueError(f"{where}a colour is three integers in 0..255, got {value!r}")
+        raise InvalidArgumentError(f"{where}a colour is three integers in 0..255, got {value!r}")
     return c  # type: ignore[return-value]
 
 
@@ -144,17 +146,17 @@ class Alphabet:
                 agent_color = s["color"] if isinstance(s, Mapping) else s
                 continue
             if not isinstance(ch, str) or len(ch) != 1 or ch in "\t\r\n":
-                raise ValueError(f"alphabet {name}: symbol keys are single printable characters, got {ch!r}")
+                raise InvalidArgumentError(f"alphabet {name}: symbol keys are single printable characters, got {ch!r}")
             syms[ch] = s if isinstance(s, Symbol) else Symbol.from_mapping(s, f"symbol {ch!r}: ")
         if not syms:
-            raise ValueError(f"alphabet {name} has no symbols")
+            raise InvalidArgumentError(f"alphabet {name} has no symbols")
         if len(syms) > 254:
-            raise ValueError(f"alphabet {name} has {len(syms)} symbols; at most 254 fit in uint8 ids")
+            raise InvalidArgumentError(f"alphabet {name} has {len(syms)} symbols; at most 254 fit in uint8 ids")
         if default_symbol not in syms:
-            raise ValueError(f"default_symbol {default_symbol!r} is not in alphabet {name} ({sorted(syms)})")
+            raise InvalidArgumentError(f"default_symbol {default_symbol!r} is not in alphabet {name} ({sorted(syms)})")
         for ch, s in syms.items():
             if s.stochastic is False and s.reward.kind not in Dist.KINDS:
-                raise ValueError(f"symbol {ch!r}: bad reward")
+                raise InvalidArgumentError(f"symbol {ch!r}: bad reward")
         self.symbols = syms
         self.agent_color = _color(agent_color, "agent: ")
         self.default_symbol = default_symbol
@@ -226,13 +228,13 @@ def get_alphabet(alphabet: str | Alphabet | Mapping | None, default_symbol: str 
         try:
             result = ALPHABETS[alphabet]
         except KeyError:
-            raise ValueError(f"unknown alphabet {alphabet!r}; built-in: {sorted(ALPHABETS)}") from None
+            raise InvalidArgumentError(f"unknown alphabet {alphabet!r}; built-in: {sorted(ALPHABETS)}") from None
     elif isinstance(alphabet, Alphabet):
         result = alphabet
     elif isinstance(alphabet, Mapping):
         result = Alphabet(alphabet, default_symbol=default_symbol or " ")
     else:
-        raise TypeError(f"alphabet must be a name, an Alphabet or a dict, got {type(alphabet).__name__}")
+        raise ArgumentTypeError(f"alphabet must be a name, an Alphabet or a dict, got {type(alphabet).__name__}")
     if default_symbol is not None:
         result = result.with_default(default_symbol)
     return result

@@ -10,12 +10,13 @@ import numpy as np
 
 import gridsim._core as _core
 from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
+from gridsim.errors import InvalidArgumentError
 from gridsim.family import Family, Register
 from gridsim.lookup import builtin_level_names, read_level
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
 from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level, read_nav_level
-from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState
+from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
 from gridsim.single import SingleEnvView
 from gridsim.textmap import parse_level_text
 from gridsim.vector import GridVectorEnv
@@ -39,7 +40,7 @@ OBS_TYPES = {"coords": OBS_COORDS, "xy": OBS_COORDS, "image": OBS_IMAGE, "view":
 
 def _choice(kind: str, value: str, table: Mapping[str, Any]) -> str:
     if value not in table:
-        raise ValueError(f"unknown {kind} {value!r}; use one of {sorted(table)}")
+        raise InvalidArgumentError(f"unknown {kind} {value!r}; use one of {sorted(table)}")
     return value
 
 
@@ -53,8 +54,13 @@ def nav_spaces(
     pixels_per_cell: int = 1,
     obs_dtype=None,
 ) -> tuple[gym.spaces.Box, gym.spaces.Space]:
-    """The single observation and action spaces of a navigation env."""
+    """The single observation and action spaces of a navigation env.
+
+    Raises:
+        InvalidArgumentError: a bad ``view_size`` or ``pixels_per_cell`` (:func:`check_obs_size`).
+    """
     H, W = level.height, level.width
+    check_obs_size(H, W, view_size, pixels_per_cell)
     kind = OBS_TYPES[_choice("obs_type", obs_type, OBS_TYPES)]
     if kind == OBS_COORDS:
         obs = gym.spaces.Box(
@@ -206,10 +212,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         if nan_action not in ("error", "zero"):
-            raise ValueError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
+            raise InvalidArgumentError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
         max_episode_steps = check_max_steps(max_episode_steps)
-        if not isinstance(pixels_per_cell, (int, np.integer)) or pixels_per_cell < 1:
-            raise ValueError(f"pixels_per_cell must be a positive integer, got {pixels_per_cell!r}")
         maps = self._load_maps(level, world_map, alphabet, default_symbol, unknown_symbols,
                                level_directory)
         self.level = maps[0]
@@ -239,14 +243,14 @@ class NavVectorEnv(NavApi, GridVectorEnv):
                    level_directory) -> list[NavLevel]:
         opts = dict(alphabet=alphabet, default_symbol=default_symbol, unknown_symbols=unknown_symbols)
         if (level is None) == (world_map is None):
-            raise ValueError("pass exactly one of level= (a level name) or world_map= (map text)")
+            raise InvalidArgumentError("pass exactly one of level= (a level name) or world_map= (map text)")
         if level is not None:
             return [load_nav_level(level, level_directory=level_directory, **opts)]
         if isinstance(world_map, str):
             return [compile_nav_level(parse_level_text(world_map), **opts)]
         texts = list(world_map)
         if len(texts) != self.num_envs:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"world_map holds {len(texts)} maps; a sequence needs one per env ({self.num_envs})"
             )
         return [compile_nav_level(parse_level_text(t, f"<world_map[{k}]>"), **opts)
@@ -257,16 +261,16 @@ class NavVectorEnv(NavApi, GridVectorEnv):
     def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
         unknown = set(options) - {"start"}
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; the navigation family knows 'start'")
+            raise InvalidArgumentError(f"unknown reset options {sorted(unknown)}; the navigation family knows 'start'")
         if "start" not in options or options["start"] is None:
             return
         start = np.asarray(options["start"])
         if start.dtype.kind not in "iu":
-            raise ValueError(f"options['start'] must hold integers, got dtype {start.dtype}")
+            raise InvalidArgumentError(f"options['start'] must hold integers, got dtype {start.dtype}")
         if start.shape == (2,):
             start = np.broadcast_to(start, (self.num_envs, 2))
         if start.shape != (self.num_envs, 2):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"options['start'] must have shape (2,) or ({self.num_envs}, 2), got {start.shape}"
             )
         for i in np.flatnonzero(mask):
@@ -276,10 +280,12 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     def _check_cell(self, r: int, c: int, i: int, what: str):
         if not (0 <= r < self.level.height and 0 <= c < self.level.width):
-            raise ValueError(f"{what} {(r, c)} for env {i} is outside the {self.level.height}x{self.level.width} map")
+            raise InvalidArgumentError(
+                f"{what} {(r, c)} for env {i} is outside the {self.level.height}x{self.level.width} map")
         t = self.state.tiles_of(i)[r, c]
         if not self.state.tile_flags[t] & F_WALKABLE:
-            raise ValueError(f"{what} {(r, c)} for env {i} is not accessible ({self.level.alphabet.chars[t]!r})")
+            raise InvalidArgumentError(
+                f"{what} {(r, c)} for env {i} is not accessible ({self.level.alphabet.chars[t]!r})")
 
     # ------------------------------------------------------------ state access
 
@@ -419,7 +425,7 @@ def make_nav_vec(level: str, num_envs: int = 1, **kwargs: Any) -> NavVectorEnv:
     parsed = read_nav_level(level, kwargs.get("level_directory"))
     family = parsed.meta.get("family", "nav")
     if family != "nav":
-        raise ValueError(f"level {level!r} is of family {family!r}; only 'nav' levels exist so far")
+        raise InvalidArgumentError(f"level {level!r} is of family {family!r}; only 'nav' levels exist so far")
     for key, cast in META_DEFAULTS.items():
         if key in parsed.meta and key not in kwargs:
             kwargs[key] = cast(parsed.meta[key])

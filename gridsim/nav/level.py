@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gridsim.errors import LevelError
+from gridsim.errors import InvalidArgumentError, LevelError
 from gridsim.lookup import read_level
 from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Symbol, get_alphabet
 from gridsim.textmap import LevelWarning, ParsedLevel
@@ -95,7 +95,7 @@ def _bfs(walkable: np.ndarray, starts: np.ndarray) -> np.ndarray:
     queue = deque()
     for r, c in starts.tolist():
         if not (0 <= r < h and 0 <= c < w):
-            raise ValueError(f"start cell {(r, c)} is outside the {h}x{w} map")
+            raise InvalidArgumentError(f"start cell {(r, c)} is outside the {h}x{w} map")
         if dist[r, c] < 0:
             dist[r, c] = 0
             queue.append((r, c))
@@ -172,7 +172,7 @@ def map_tiles(
     """
     mode = unknown_symbols or parsed.meta.get("unknown_symbols", "error")
     if mode not in UNKNOWN_SYMBOLS:
-        raise ValueError(f"unknown_symbols must be one of {UNKNOWN_SYMBOLS}, got {mode!r}")
+        raise InvalidArgumentError(f"unknown_symbols must be one of {UNKNOWN_SYMBOLS}, got {mode!r}")
     ids, default = alph.ids, alph.default_symbol
     tiles = np.empty((parsed.height, parsed.width), np.uint8)
     rows = []

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 from gridsim.nav.alphabet import F_INITIAL, F_WALKABLE
 from gridsim.nav.level import map_tiles, read_nav_level, resolve_alphabet
 from gridsim.textmap import ParsedLevel, parse_level_text, render_level_text
@@ -64,7 +65,7 @@ class TaskSampler:
 
     def __init__(self, template, *, start=None, goal_symbol=None, order="distance", alphabet=None):
         if order not in ORDERS:
-            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+            raise InvalidArgumentError(f"order must be one of {ORDERS}, got {order!r}")
         parsed = _template(template)
         alph = resolve_alphabet(parsed, alphabet)
         tiles, rows = map_tiles(parsed, alph)
@@ -73,12 +74,12 @@ class TaskSampler:
             goals = [ch for ch, s in alph.symbols.items() if s.terminal]
             if len(goals) != 1:
                 what = "no terminal symbol" if not goals else f"several terminal symbols {goals}"
-                raise ValueError(f"alphabet {alph.name!r} has {what}; pass goal_symbol=")
+                raise InvalidArgumentError(f"alphabet {alph.name!r} has {what}; pass goal_symbol=")
             goal_symbol = goals[0]
         elif goal_symbol not in alph.ids:
-            raise ValueError(f"goal_symbol {goal_symbol!r} is not in alphabet {alph.name!r}")
+            raise InvalidArgumentError(f"goal_symbol {goal_symbol!r} is not in alphabet {alph.name!r}")
         if goal_symbol == alph.default_symbol:
-            raise ValueError(f"goal_symbol {goal_symbol!r} is the default symbol")
+            raise InvalidArgumentError(f"goal_symbol {goal_symbol!r} is the default symbol")
 
         # The base map is a copy: the template's text and arrays are left alone.
         self.base_rows = tuple(r.replace(goal_symbol, alph.default_symbol) for r in rows)
@@ -89,12 +90,12 @@ class TaskSampler:
             initial = [tuple(map(int, rc)) for rc in np.argwhere(flags & F_INITIAL)]
             if len(initial) != 1:
                 what = "no initial cell" if not initial else f"{len(initial)} initial cells"
-                raise ValueError(f"the template has {what}; pass start=(row, col)")
+                raise InvalidArgumentError(f"the template has {what}; pass start=(row, col)")
             start = initial[0]
         r0, c0 = (int(v) for v in start)
         inside = 0 <= r0 < base.shape[0] and 0 <= c0 < base.shape[1]
         if not inside or not flags[r0, c0] & F_WALKABLE:
-            raise ValueError(f"start {tuple(start)} is not an accessible cell of the template")
+            raise InvalidArgumentError(f"start {tuple(start)} is not an accessible cell of the template")
 
         cells = [(int(r), int(c)) for r, c in np.argwhere(flags & F_WALKABLE) if (r, c) != (r0, c0)]
         if order == "distance":  # sorted() is stable, so ties stay in row-major order
@@ -121,9 +122,9 @@ class TaskSampler:
         """
         for split in (train_split, test_split):
             if not (math.isfinite(split) and split >= 0):
-                raise ValueError(f"splits are percentages >= 0, got {split!r}")
+                raise InvalidArgumentError(f"splits are percentages >= 0, got {split!r}")
         if train_split + test_split > 100:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"train_split + test_split must be <= 100, got {train_split} + {test_split}"
             )
         n = len(self.candidates)
@@ -165,4 +166,4 @@ def _template(template) -> ParsedLevel:
     if isinstance(template, (str, Path)):
         return read_nav_level(template)
     kind = type(template).__name__
-    raise TypeError(f"template must be map text, a level name or a path, got {kind}")
+    raise ArgumentTypeError(f"template must be map text, a level name or a path, got {kind}")

@@ -25,7 +25,7 @@ OBS_COORDS, OBS_IMAGE, OBS_VIEW = _core.OBS_KIND_COORDS, _core.OBS_KIND_IMAGE, _
 
 # Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
 UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3
-MAX_PADDED_CELLS = 2**31 - 1  # cells are numbered in int32
+MAX_INDEX = 2**31 - 1  # cells and image bytes are numbered in int32
 ACTION_CODES = {
     "1d_discrete": (UP, RIGHT, DOWN, LEFT),
     "1d_horizontal": (RIGHT, LEFT),
@@ -33,6 +33,29 @@ ACTION_CODES = {
     "2d_continuous": (),
 }
 
+
+
+def check_obs_size(height: int, width: int, view_size: int, pixels_per_cell: int) -> None:
+    """Check ``view_size`` and ``pixels_per_cell`` and that what they size fits the kernel's int32 indices.
+
+    Raises:
+        InvalidArgumentError: ``view_size`` is not a positive odd int, ``pixels_per_cell`` not a
+            positive int, or the padded map or the image of one env has more than 2**31 - 1 entries.
+    """
+    for name, value in (("view_size", view_size), ("pixels_per_cell", pixels_per_cell)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise InvalidArgumentError(f"{name} must be a positive integer, got {value!r}")
+    if view_size % 2 == 0:
+        raise InvalidArgumentError(f"view_size must be a positive odd number, got {view_size!r}")
+    pad = max(int(view_size) // 2, 1)
+    cells = (height + 2 * pad) * (width + 2 * pad)
+    if cells > MAX_INDEX:
+        raise InvalidArgumentError(f"view_size={view_size} pads the {height}x{width} map to {cells} cells; "
+                                   f"the kernel numbers cells in int32 (at most {MAX_INDEX})")
+    pixels = height * width * int(pixels_per_cell) ** 2 * 3
+    if pixels > MAX_INDEX:
+        raise InvalidArgumentError(f"pixels_per_cell={pixels_per_cell} makes a {pixels}-byte image of the "
+                                   f"{height}x{width} map; the kernel indexes an image in int32 (at most {MAX_INDEX})")
 
 
 class NavState(BatchState):
@@ -96,23 +119,18 @@ class NavState(BatchState):
         alphabet = first.alphabet
         for m in maps:
             if (m.height, m.width) != (first.height, first.width):
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"all maps of one batch need one size: {m.name} is {m.height}x{m.width}, "
                     f"{first.name} is {first.height}x{first.width}"
                 )
             if m.alphabet.key() != alphabet.key():
-                raise ValueError(f"all maps of one batch need one alphabet ({m.name} differs)")
-        if isinstance(view_size, bool) or not isinstance(view_size, numbers.Integral) or view_size < 1 \
-                or view_size % 2 == 0:
-            raise InvalidArgumentError(f"view_size must be a positive odd number, got {view_size!r}")
+                raise InvalidArgumentError(f"all maps of one batch need one alphabet ({m.name} differs)")
+        check_obs_size(first.height, first.width, view_size, pixels_per_cell)
         N, M = int(num_envs), len(maps)
         H, W = first.height, first.width
         P = max(int(view_size) // 2, 1)
         Wp = W + 2 * P
         C = (H + 2 * P) * Wp  # cells per stored map
-        if C > MAX_PADDED_CELLS:
-            raise InvalidArgumentError(f"view_size={view_size} pads the {H}x{W} map to {C} cells; the kernel "
-                                       f"numbers cells in int32 (at most {MAX_PADDED_CELLS})")
         self.alphabet = alphabet
         self.maps = tuple(maps)
         self.num_envs, self.height, self.width, self.pad = N, H, W, P
@@ -166,7 +184,7 @@ class NavState(BatchState):
         self.mutable = int(has_collectible or (self.randomize_goals and has_goals))
         d = alphabet.default_id
         if self.mutable and not flags[d] & F_WALKABLE:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"the default symbol {alphabet.default_symbol!r} must be accessible when cells can "
                 "turn into it (collectible symbols or randomize_goals)"
             )

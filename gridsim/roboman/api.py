@@ -14,6 +14,7 @@ import gridsim._core as _core
 from gridsim.api.properties import Property, PropertyTable
 from gridsim.api.specs import ActionSpec, ObsSpec
 from gridsim.api.surface import LevelApi, ObservationEntry, parse_pair, texts_of
+from gridsim.errors import InvalidArgumentError
 from gridsim.events import EventSpec
 
 __all__ = ["ROBOMAN_EVENTS", "RobomanApi"]
@@ -34,7 +35,7 @@ def _obj_or_none(text: str, what: str) -> int | None:
     if t == "none":
         return None
     if t not in _OBJECTS:
-        raise ValueError(f"{what} is none, red, green or blue, got {text!r}")
+        raise InvalidArgumentError(f"{what} is none, red, green or blue, got {text!r}")
     return _OBJECTS.index(t)
 
 

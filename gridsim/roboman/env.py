@@ -152,20 +152,20 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
             self.tasks: tuple[Task, ...] = (parse_task(task, x_obj, y_obj),)
         else:
             if isinstance(tasks, str) or not len(tasks):
-                raise ValueError("tasks must be a non-empty list of task names")
+                raise InvalidArgumentError("tasks must be a non-empty list of task names")
             self.tasks = tuple(parse_task(t) for t in tasks)
             if len(self.tasks) > MAX_TASKS:
                 raise InvalidArgumentError(f"tasks lists {len(self.tasks)} tasks; at most {MAX_TASKS} "
                                            "(the kernel numbers them in int16)")
         if obs_type not in OBS_TYPES:
-            raise ValueError(f"unknown obs_type {obs_type!r}; use one of {sorted(OBS_TYPES)}")
+            raise InvalidArgumentError(f"unknown obs_type {obs_type!r}; use one of {sorted(OBS_TYPES)}")
         if task_in_obs and obs_type != "vector":
-            raise ValueError("task_in_obs appends to the vector observation; use obs_type='vector'")
+            raise InvalidArgumentError("task_in_obs appends to the vector observation; use obs_type='vector'")
         if max_episode_steps is None:
             max_episode_steps = MAX_TIME
         max_episode_steps = check_max_steps(max_episode_steps, optional=False)
         if not isinstance(cell_px, numbers.Integral) or cell_px < 1:
-            raise ValueError(f"cell_px must be a positive integer, got {cell_px!r}")
+            raise InvalidArgumentError(f"cell_px must be a positive integer, got {cell_px!r}")
         self.obs_type = obs_type
         self.task_in_obs = bool(task_in_obs)
         self.max_episode_steps = int(max_episode_steps)

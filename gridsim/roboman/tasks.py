@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gridsim.errors import InvalidArgumentError
+
 GRID_SIZE = 7
 MAX_TIME = 50
 OBJECT_NAMES = ("red", "green", "blue")
@@ -69,7 +71,7 @@ def object_index(obj, what: str = "object") -> int:
         return OBJECT_NAMES.index(obj.lower())
     if isinstance(obj, int) and not isinstance(obj, bool) and 0 <= obj <= 2:
         return obj
-    raise ValueError(f"{what} must be one of {list(OBJECT_NAMES)} or 0..2, got {obj!r}")
+    raise InvalidArgumentError(f"{what} must be one of {list(OBJECT_NAMES)} or 0..2, got {obj!r}")
 
 
 def parse_task(task: str, x_obj=None, y_obj=None) -> Task:
@@ -85,11 +87,11 @@ def parse_task(task: str, x_obj=None, y_obj=None) -> Task:
             t = TASKS[TASK_IDS[task]]
             if object_index(x_obj, "x_obj") != t.x_obj or (
                     y_obj not in (None, -1) and object_index(y_obj, "y_obj") != t.y_obj):
-                raise ValueError(f"task {task!r} names its objects; x_obj/y_obj disagree")
+                raise InvalidArgumentError(f"task {task!r} names its objects; x_obj/y_obj disagree")
         return TASKS[TASK_IDS[task]]
     kinds = {name.replace("{X}", "X").replace("{Y}", "Y"): k for k, name in enumerate(TASK_KINDS)}
     if task not in kinds:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"unknown task {task!r}; use a full name such as 'StackRedOnGreen' or a kind "
             f"{sorted(kinds)} with x_obj (and y_obj)"
         )
@@ -97,13 +99,13 @@ def parse_task(task: str, x_obj=None, y_obj=None) -> Task:
     x = object_index("red" if x_obj is None else x_obj, "x_obj")
     if kind in TWO_OBJECT_KINDS:
         if y_obj is None or y_obj == -1:
-            raise ValueError(f"task {task} needs y_obj")
+            raise InvalidArgumentError(f"task {task} needs y_obj")
         y = object_index(y_obj, "y_obj")
         if x == y:
-            raise ValueError("X object and Y object must be different")
+            raise InvalidArgumentError("X object and Y object must be different")
         return Task(kind, x, y)
     if y_obj not in (None, -1):
-        raise ValueError(f"task {task} takes no y_obj (got {y_obj!r})")
+        raise InvalidArgumentError(f"task {task} takes no y_obj (got {y_obj!r})")
     return Task(kind, x)
 
 
