@@ -7,6 +7,7 @@ folder plus one row below (and its kernel include in ``gridsim/_core.pyx``).
 
 from __future__ import annotations
 
+from gridsim.errors import InvalidArgumentError
 from gridsim.family import Family
 from gridsim.kitchen.env import FAMILY as KITCHEN
 from gridsim.nav.env import FAMILY as NAV
@@ -18,9 +19,9 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (NAV, ROBOMAN, KITCHEN)}
 
 
 def family_row(name: str) -> Family:
-    """The row of family ``name``; a ValueError lists the families."""
-    if name not in FAMILIES:
-        raise ValueError(f"unknown family {name!r}; gridsim has {list(FAMILIES)}")
+    """The row of family ``name``; an InvalidArgumentError (a ValueError) lists the families."""
+    if not isinstance(name, str) or name not in FAMILIES:
+        raise InvalidArgumentError(f"unknown family {name!r}; gridsim has {list(FAMILIES)}")
     return FAMILIES[name]
 
 
