@@ -23,6 +23,7 @@ from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, Rob
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
+    EnvIndexError,
     GridSimError,
     InvalidActionError,
     InvalidArgumentError,
@@ -30,6 +31,7 @@ from gridsim.errors import (
     KernelError,
     LevelError,
     LevelNotFoundError,
+    NameNotFoundError,
     PolicyError,
 )
 from gridsim.evaluate import EvalResult, RandomPolicy, evaluate
@@ -50,6 +52,7 @@ __all__ = [
     "EventSpec",
     "ArgumentTypeError",
     "ClosedEnvError",
+    "EnvIndexError",
     "GridSimError",
     "GridVectorEnv",
     "InvalidActionError",
@@ -61,6 +64,7 @@ __all__ = [
     "Level",
     "LevelError",
     "LevelNotFoundError",
+    "NameNotFoundError",
     "LevelParseError",
     "NavEnv",
     "ObsSpec",

@@ -13,6 +13,8 @@ builtin exception people already catch for that kind of mistake, as numpy's and 
 - :class:`KernelError` (``RuntimeError``): the kernel reported an error code for one env.
 - :class:`InvalidArgumentError` (``ValueError``) and :class:`ArgumentTypeError` (``TypeError``): a
   constructor argument, keyword argument or option with a bad value or of the wrong type.
+- :class:`EnvIndexError` (``IndexError``): an env index outside the batch.
+- :class:`NameNotFoundError` (``KeyError``): an observation name the env does not have.
 
 ``gridsim.SettingsError`` (a setting) and the property errors of the level API
 (``gridsim.api.PropertyNotFoundError``, ...) derive from :class:`GridSimError` too. docs/errors.md
@@ -27,6 +29,7 @@ from collections.abc import Iterable
 __all__ = [
     "ArgumentTypeError",
     "ClosedEnvError",
+    "EnvIndexError",
     "GridSimError",
     "InvalidActionError",
     "InvalidArgumentError",
@@ -34,6 +37,7 @@ __all__ = [
     "KernelError",
     "LevelError",
     "LevelNotFoundError",
+    "NameNotFoundError",
     "PolicyError",
     "close_matches",
     "did_you_mean",
@@ -169,3 +173,14 @@ class ArgumentTypeError(GridSimError, TypeError):
 
     It is a ``TypeError``, as Python's own for a call with the wrong arguments.
     """
+
+
+class EnvIndexError(GridSimError, IndexError):
+    """An env index is outside ``-num_envs..num_envs - 1`` (negative ones count from the end)."""
+
+
+class NameNotFoundError(GridSimError, KeyError):
+    """A name the env does not have, such as an observation name; the message lists the names it has."""
+
+    def __str__(self) -> str:  # KeyError would show the message quoted
+        return str(self.args[0]) if self.args else ""

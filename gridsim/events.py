@@ -32,6 +32,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gridsim.errors import EnvIndexError
+
 __all__ = [
     "EventSpec",
     "batch_events",
@@ -70,7 +72,7 @@ def decode_events(state: Any, specs: Sequence[EventSpec], unit: int) -> list[tup
     """
     unit = int(unit)
     if not 0 <= unit < len(state.event_count):
-        raise IndexError(f"world index {unit} out of range for {len(state.event_count)} worlds")
+        raise EnvIndexError(f"world index {unit} out of range for {len(state.event_count)} worlds")
     out = []
     for j in range(_count(state, unit)):
         spec = _spec(specs, int(state.event_type[unit, j]))

@@ -20,7 +20,14 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.api.settings import settings_table
-from gridsim.errors import ArgumentTypeError, ClosedEnvError, InvalidActionError, InvalidArgumentError, KernelError
+from gridsim.errors import (
+    ArgumentTypeError,
+    ClosedEnvError,
+    EnvIndexError,
+    InvalidActionError,
+    InvalidArgumentError,
+    KernelError,
+)
 from gridsim.rng import derive_keys, entropy_seed
 
 __all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
@@ -569,7 +576,7 @@ class GridVectorEnv(VectorEnv):
     def _index(self, index: int) -> int:
         """A row index (negative counts from the end) checked against ``num_envs``."""
         if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
-            raise IndexError(f"env index {index!r} out of range for {self.num_envs} envs")
+            raise EnvIndexError(f"env index {index!r} out of range for {self.num_envs} envs")
         return int(index) % self.num_envs
 
     def state_dict(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from gridsim.api.specs import (
     PropertyResult,
     property_error,
 )
-from gridsim.errors import InvalidActionError, InvalidArgumentError
+from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, NameNotFoundError
 from gridsim.rng import entropy_seed
 
 __all__ = ["LevelApi", "ObservationEntry", "parse_pair", "texts_of"]
@@ -105,14 +105,14 @@ class LevelApi:
 
         Raises:
             RuntimeError: before the first reset.
-            KeyError: an unknown name.
+            NameNotFoundError: an unknown name (a ``KeyError``).
         """
         self._check_open()
         if not self._was_reset:
             raise RuntimeError("the environment is not started: call reset() or start() first")
         entries = self._observation_entries()
-        if name not in entries:
-            raise KeyError(f"no observation {name!r}; this env has {list(entries)}")
+        if not isinstance(name, str) or name not in entries:
+            raise NameNotFoundError(f"no observation {name!r}; this env has {list(entries)}")
         self._own_obs()
         return entries[name][1]()
 
@@ -181,8 +181,9 @@ class LevelApi:
         without playing the episodes before it.
         """
         self._check_open()
-        if isinstance(episode, bool) or not isinstance(episode, numbers.Integral) or episode < 0:
-            raise InvalidArgumentError(f"episode must be a non-negative integer, got {episode!r}")
+        last = np.iinfo(self.state.episode.dtype).max
+        if isinstance(episode, bool) or not isinstance(episode, numbers.Integral) or not 0 <= episode <= last:
+            raise InvalidArgumentError(f"episode must be an integer in 0..{last}, got {episode!r}")
         mask = self._rows_of(index)
         rows = np.flatnonzero(mask)
         if seed is None:
@@ -192,6 +193,8 @@ class LevelApi:
                 raise InvalidArgumentError(f"seed must be non-negative, got {seed}")
             chosen = [int(seed) + int(i) for i in rows]
         else:
+            if not isinstance(seed, (Sequence, np.ndarray)):
+                raise ArgumentTypeError(f"seed must be an int, a sequence of ints or None, got {type(seed).__name__}")
             chosen = list(seed)
             if len(chosen) != len(rows):
                 raise InvalidArgumentError(f"seed holds {len(chosen)} seeds for {len(rows)} selected envs")
@@ -403,7 +406,7 @@ class LevelApi:
             PermissionError: the key has nothing under it (PERMISSION_DENIED).
         """
         self._check_open()
-        if key == "":
+        if isinstance(key, str) and key == "":
             return self.properties.children("")
         self.properties.lookup(key, PropertyAttribute.LISTABLE)
         return self.properties.children(key)

@@ -242,3 +242,21 @@ def test_common_mistakes_raise_gridsim_errors_that_are_their_old_builtins():
         gridsim.make("nav/room1_small", family=np.array([1, 2]))
     with pytest.raises(gridsim.ArgumentTypeError, match="settings"):
         gridsim.make("nav/room1_small", settings=3)
+
+
+def test_level_api_calls_with_bad_arguments_raise_gridsim_errors_that_are_their_old_builtins():
+    envs = gridsim.make("nav/room1_small", num_envs=3)
+    envs.reset(seed=0)
+    with pytest.raises(gridsim.EnvIndexError):  # an IndexError
+        envs.events(-2**63)
+    with pytest.raises(gridsim.EnvIndexError):
+        envs.start(0, 0, index=7)
+    with pytest.raises(gridsim.NameNotFoundError, match="COORDS"):  # a KeyError
+        envs.observation(["COORDS"])
+    with pytest.raises(gridsim.InvalidArgumentError, match="episode"):
+        envs.start(2**63, 0)
+    with pytest.raises(gridsim.ArgumentTypeError, match="seed"):
+        envs.start(0, True)
+    with pytest.raises(PropertyValueError):
+        envs.list_property(np.array([1, 2]))
+    assert issubclass(gridsim.EnvIndexError, IndexError) and issubclass(gridsim.NameNotFoundError, KeyError)
