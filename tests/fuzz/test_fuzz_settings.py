@@ -113,3 +113,34 @@ def test_actions_of_any_shape_dtype_and_value_raise_only_gridsim_errors(env_id, 
             assert np.array_equal(np.asarray(after[key]), np.asarray(value)), key
     space = envs.action_space
     envs.step(np.zeros(space.shape, space.dtype))
+
+
+LEVEL_API_CALLS = {
+    "reset(seed=)": lambda envs, v: envs.reset(seed=v),
+    "reset(options=)": lambda envs, v: envs.reset(options=v),
+    "reset_mask": lambda envs, v: envs.reset(options={"reset_mask": v}),
+    "start(episode)": lambda envs, v: envs.start(v, 0),
+    "start(seed)": lambda envs, v: envs.start(0, v),
+    "start(index=)": lambda envs, v: envs.start(0, 0, v),
+    "read_property(index=)": lambda envs, v: envs.read_property("episode.step", v),
+    "read_property(key)": lambda envs, v: envs.read_property(v),
+    "list_property": lambda envs, v: envs.list_property(v),
+    "observation": lambda envs, v: envs.observation(v),
+    "events": lambda envs, v: envs.events(v),
+    "num_threads": lambda envs, v: setattr(envs, "num_threads", v),
+    "get_state": lambda envs, v: envs.get_state(v),
+}
+
+
+@FUZZ
+@given(env_id=st.sampled_from(sorted(FAMILY_IDS)), call=st.sampled_from(sorted(LEVEL_API_CALLS)),
+       value=st.sampled_from(NASTY_VALUES + TEXT_VALUES))
+def test_level_api_methods_raise_only_gridsim_errors(env_id, call, value):
+    envs = ENVS[env_id].unwrapped
+    envs.reset(seed=0)
+    try:
+        LEVEL_API_CALLS[call](envs, value)
+    except gridsim.GridSimError:
+        pass
+    envs.num_threads = 1
+    envs.step(np.zeros(envs.action_space.shape, envs.action_space.dtype))
