@@ -62,6 +62,9 @@ class Field:
 
 
 # The episode bookkeeping of every world (the kernel skeleton reads and writes it).
+# Event slots per world and step: far more than a step writes, and the buffers stay allocatable.
+MAX_EVENTS_PER_STEP = 4096
+
 EPISODE_FIELDS = (
     Field("episode", np.int64, ("U",), "episode counter of the world's key"),
     Field("key", np.uint64, ("U", 2), "128-bit key of the world's random streams"),
@@ -145,8 +148,10 @@ class BatchState:
             num_event_fields: the family's largest event payload (at least 1 field is stored).
             **dims: the family's own shape symbols.
         """
-        if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 1:
-            raise InvalidArgumentError(f"max_events_per_step must be an integer >= 1, got {max_events!r}")
+        if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) \
+                or not 1 <= max_events <= MAX_EVENTS_PER_STEP:
+            raise InvalidArgumentError(
+                f"max_events_per_step must be an integer in 1..{MAX_EVENTS_PER_STEP}, got {max_events!r}")
         self.num_units = int(units)
         self.events_on = int(bool(events))
         self.max_events = int(max_events) if events else 1

@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
-from gridsim.api.settings import settings_table
+from gridsim.api.settings import as_flag, settings_table
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
@@ -224,22 +224,22 @@ class GridVectorEnv(VectorEnv):
         self.num_threads = num_threads  # checked first: it raises without OpenMP
         if not isinstance(mixer_seed, numbers.Integral) or mixer_seed < 0:
             raise InvalidArgumentError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
-        if render_mode is not None and render_mode not in render_modes:
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in render_modes):
             raise InvalidArgumentError(f"render_mode must be one of {list(render_modes)} or None, got {render_mode!r}")
         self.num_envs = int(num_envs)
         self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
         self.render_mode = render_mode
-        self.copy = bool(copy)
+        self.copy = as_flag(copy, "copy")
         self.mixer_seed = int(mixer_seed)
-        self.episode_stats = bool(episode_stats)
+        self.episode_stats = as_flag(episode_stats, "episode_stats")
         # Observations are cast to obs_dtype after the kernel writes them (e.g. float32 for CNNs).
         self.obs_dtype = None if obs_dtype is None else _numeric_dtype(obs_dtype)
         # The family's state allocates the kernel's event buffers from these.
-        self.record_events = bool(events)
+        self.record_events = as_flag(events, "events")
         self.max_events_per_step = max_events_per_step
-        self.info_events = bool(info_events)
+        self.info_events = as_flag(info_events, "info_events")
         # Checked where levels are loaded (gridsim.make); a family's own level argument is a text map.
-        self.allow_code = bool(allow_code)
+        self.allow_code = as_flag(allow_code, "allow_code")
         # The kernel's autoreset code; CONTINUE steps on past an episode's end (the single-env views).
         self.kernel_autoreset = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.metadata = {

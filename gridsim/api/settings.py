@@ -13,9 +13,11 @@ import functools
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, close_matches, did_you_mean
 
@@ -28,6 +30,8 @@ __all__ = [
     "Setting",
     "SettingsError",
     "accepts_settings",
+    "as_flag",
+    "check_choice",
     "flatten_args",
     "format_value",
     "merge_settings",
@@ -261,6 +265,28 @@ def _check_keywords(env, wrapper: Callable, own: set[str], forwards: bool, kwarg
     key = unknown[0]
     raise ArgumentTypeError(f"{type(env).__name__}() got an unexpected keyword argument {key!r}"
                     f"{did_you_mean(close_matches(key, public))}; its keyword arguments are {', '.join(public)}")
+
+
+def as_flag(value: Any, name: str) -> bool:
+    """A yes/no argument: True or False (numpy's too), or the ints 0 and 1.
+
+    Raises:
+        InvalidArgumentError: anything else (an array, a string, None, ...).
+    """
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise InvalidArgumentError(f"{name} must be True or False, got {value!r:.80}")
+
+
+def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
+    """``value`` if it is one of the strings ``choices``.
+
+    Raises:
+        InvalidArgumentError: anything else, the choices listed.
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidArgumentError(f"unknown {name} {value!r:.80}; use one of {sorted(choices)}")
+    return value
 
 
 # The kernels count an episode's steps in int32.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,7 +10,14 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
+from gridsim.api.settings import (
+    COMMON_SETTINGS,
+    Setting,
+    accepts_settings,
+    as_flag,
+    check_choice,
+    check_max_steps,
+)
 from gridsim.errors import InvalidArgumentError
 from gridsim.family import Family, Register
 from gridsim.kitchen.api import KitchenApi
@@ -125,6 +133,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     ):
         # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
+        agent_rows, channels_first = as_flag(agent_rows, "agent_rows"), as_flag(channels_first, "channels_first")
         self.level = load_kitchen_level(level, level_directory, rules=rules)
         self.level.check_agents(num_agents)
         if agent_rows and self.num_envs % num_agents:
@@ -135,6 +144,8 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self.agent_rows = bool(agent_rows)
         self.num_kitchens = self.num_envs // num_agents if agent_rows else self.num_envs
         self.max_episode_steps = max_episode_steps
+        if isinstance(tile_px, bool) or not isinstance(tile_px, numbers.Integral) or not 1 <= tile_px <= 256:
+            raise InvalidArgumentError(f"tile_px must be an integer in 1..256, got {tile_px!r:.80}")
         self.tile_px = int(tile_px)
         self.state = KitchenState(
             self.level, self.num_kitchens, num_agents, agent_rows=agent_rows, channels_first=channels_first,
@@ -148,8 +159,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self.single_observation_space = obs_space
         self.single_action_space = (gym.spaces.Discrete(5) if agent_rows
                                     else gym.spaces.MultiDiscrete([5] * num_agents))
-        if obs_type not in ("grid", "features"):
-            raise InvalidArgumentError(f"obs_type must be 'grid' or 'features', got {obs_type!r}")
+        check_choice(obs_type, "obs_type", ("grid", "features"))
         self.obs_type = obs_type
         if obs_type == "features":
             self._feature_plan()

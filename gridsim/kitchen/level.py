@@ -334,8 +334,9 @@ def load_kitchen_level(level: str | Path | KitchenLevel, level_directory: str | 
 
     Args:
         level: ``"kitchen/<stem>"`` (a built-in, or that path under ``level_directory``), a bare
-            ``"<stem>"``, a path (a :class:`~pathlib.Path` or a str ending in ``.txt``), ``"="``
-            followed by the level text itself, or a :class:`KitchenLevel` (returned as is).
+            ``"<stem>"`` or ``"<stem>.txt"`` (searched inside the level directories only), a
+            :class:`~pathlib.Path` (that file), ``"="`` followed by the level text itself, or a
+            :class:`KitchenLevel` (returned as is).
         level_directory: a folder searched before the built-in levels.
         rules: the foods and recipes the level may use.
 
@@ -345,6 +346,8 @@ def load_kitchen_level(level: str | Path | KitchenLevel, level_directory: str | 
     """
     if isinstance(level, KitchenLevel):
         return level
+    if not isinstance(rules, Rules):  # before the caches hash it
+        raise ArgumentTypeError(f"rules must be a gridsim.kitchen.Rules, got {type(rules).__name__}")
     if isinstance(level, str) and level.startswith("="):
         return _load_text(level[1:], rules)
     path = find_kitchen_level(level, level_directory)

@@ -91,6 +91,8 @@ class Symbol:
     @classmethod
     def from_mapping(cls, props: Mapping, where: str = "") -> Symbol:
         """Build from a dict with the original's keys (unknown keys raise)."""
+        if not isinstance(props, Mapping):
+            raise ArgumentTypeError(f"{where}a symbol is a dict of properties, got {type(props).__name__}")
         allowed = {f for f in cls.__dataclass_fields__}
         unknown = set(props) - allowed
         if unknown:

@@ -9,8 +9,15 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
-from gridsim.errors import InvalidArgumentError
+from gridsim.api.settings import (
+    COMMON_SETTINGS,
+    Setting,
+    accepts_settings,
+    as_flag,
+    check_choice,
+    check_max_steps,
+)
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 from gridsim.family import Family, Register
 from gridsim.lookup import builtin_level_names, read_level
 from gridsim.nav.alphabet import F_WALKABLE
@@ -39,9 +46,7 @@ OBS_TYPES = {"coords": OBS_COORDS, "xy": OBS_COORDS, "image": OBS_IMAGE, "view":
 
 
 def _choice(kind: str, value: str, table: Mapping[str, Any]) -> str:
-    if value not in table:
-        raise InvalidArgumentError(f"unknown {kind} {value!r}; use one of {sorted(table)}")
-    return value
+    return check_choice(value, kind, table)
 
 
 def nav_spaces(
@@ -211,17 +216,21 @@ class NavVectorEnv(NavApi, GridVectorEnv):
     ):
         # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
-        if nan_action not in ("error", "zero"):
-            raise InvalidArgumentError(f"nan_action must be 'error' or 'zero', got {nan_action!r}")
+        check_choice(nan_action, "nan_action", ("error", "zero"))
+        channels_first = as_flag(channels_first, "channels_first")
         max_episode_steps = check_max_steps(max_episode_steps)
+        for name, value in (("default_symbol", default_symbol), ("unknown_symbols", unknown_symbols)):
+            if value is not None and not isinstance(value, str):
+                raise ArgumentTypeError(f"{name} must be a str or None, got {value!r}")
         maps = self._load_maps(level, world_map, alphabet, default_symbol, unknown_symbols,
                                level_directory)
         self.level = maps[0]
         self.maps = maps
         self.actions = ACTION_TYPES[_choice("actions", actions, ACTION_TYPES)]
-        self.obs_type = "coords" if obs_type == "xy" else _choice("obs_type", obs_type, OBS_TYPES)
+        obs_type = _choice("obs_type", obs_type, OBS_TYPES)
+        self.obs_type = "coords" if obs_type == "xy" else obs_type
         self.max_episode_steps = max_episode_steps
-        self.randomize_goals = bool(randomize_goals)
+        self.randomize_goals = randomize_goals = as_flag(randomize_goals, "randomize_goals")
         self.single_observation_space, self.single_action_space = nav_spaces(
             self.level, self.obs_type, self.actions, view_size=view_size,
             channels_first=channels_first, pixels_per_cell=pixels_per_cell, obs_dtype=obs_dtype,
@@ -248,6 +257,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             return [load_nav_level(level, level_directory=level_directory, **opts)]
         if isinstance(world_map, str):
             return [compile_nav_level(parse_level_text(world_map), **opts)]
+        if not isinstance(world_map, Sequence) or not all(isinstance(t, str) for t in world_map):
+            raise ArgumentTypeError(f"world_map must be map text or a sequence of map texts, got {world_map!r:.80}")
         texts = list(world_map)
         if len(texts) != self.num_envs:
             raise InvalidArgumentError(

@@ -171,7 +171,7 @@ def map_tiles(
         LevelError: a character is not in the alphabet and ``unknown_symbols="error"``.
     """
     mode = unknown_symbols or parsed.meta.get("unknown_symbols", "error")
-    if mode not in UNKNOWN_SYMBOLS:
+    if not isinstance(mode, str) or mode not in UNKNOWN_SYMBOLS:
         raise InvalidArgumentError(f"unknown_symbols must be one of {UNKNOWN_SYMBOLS}, got {mode!r}")
     ids, default = alph.ids, alph.default_symbol
     tiles = np.empty((parsed.height, parsed.width), np.uint8)

@@ -26,6 +26,10 @@ OBS_COORDS, OBS_IMAGE, OBS_VIEW = _core.OBS_KIND_COORDS, _core.OBS_KIND_IMAGE, _
 # Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
 UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3
 MAX_INDEX = 2**31 - 1  # cells and image bytes are numbered in int32
+# The map is padded by view_size // 2 and every env holds its view or image: bounded, so that
+# a typo cannot ask for gigabytes.
+MAX_VIEW_SIZE = 1023
+MAX_PIXELS_PER_CELL = 64
 ACTION_CODES = {
     "1d_discrete": (UP, RIGHT, DOWN, LEFT),
     "1d_horizontal": (RIGHT, LEFT),
@@ -39,12 +43,14 @@ def check_obs_size(height: int, width: int, view_size: int, pixels_per_cell: int
     """Check ``view_size`` and ``pixels_per_cell`` and that what they size fits the kernel's int32 indices.
 
     Raises:
-        InvalidArgumentError: ``view_size`` is not a positive odd int, ``pixels_per_cell`` not a
-            positive int, or the padded map or the image of one env has more than 2**31 - 1 entries.
+        InvalidArgumentError: ``view_size`` is not an odd int in 1..:data:`MAX_VIEW_SIZE`,
+            ``pixels_per_cell`` not an int in 1..:data:`MAX_PIXELS_PER_CELL`, or the padded map or
+            the image of one env has more than 2**31 - 1 entries.
     """
-    for name, value in (("view_size", view_size), ("pixels_per_cell", pixels_per_cell)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise InvalidArgumentError(f"{name} must be a positive integer, got {value!r}")
+    for name, value, most in (("view_size", view_size, MAX_VIEW_SIZE),
+                              ("pixels_per_cell", pixels_per_cell, MAX_PIXELS_PER_CELL)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= most:
+            raise InvalidArgumentError(f"{name} must be a positive integer up to {most}, got {value!r:.80}")
     if view_size % 2 == 0:
         raise InvalidArgumentError(f"view_size must be a positive odd number, got {view_size!r}")
     pad = max(int(view_size) // 2, 1)

@@ -10,7 +10,14 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import COMMON_SETTINGS, Setting, accepts_settings, check_max_steps
+from gridsim.api.settings import (
+    COMMON_SETTINGS,
+    Setting,
+    accepts_settings,
+    as_flag,
+    check_choice,
+    check_max_steps,
+)
 from gridsim.errors import InvalidArgumentError
 from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
@@ -151,21 +158,22 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         if tasks is None:
             self.tasks: tuple[Task, ...] = (parse_task(task, x_obj, y_obj),)
         else:
-            if isinstance(tasks, str) or not len(tasks):
+            if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not len(tasks):
                 raise InvalidArgumentError("tasks must be a non-empty list of task names")
             self.tasks = tuple(parse_task(t) for t in tasks)
             if len(self.tasks) > MAX_TASKS:
                 raise InvalidArgumentError(f"tasks lists {len(self.tasks)} tasks; at most {MAX_TASKS} "
                                            "(the kernel numbers them in int16)")
-        if obs_type not in OBS_TYPES:
-            raise InvalidArgumentError(f"unknown obs_type {obs_type!r}; use one of {sorted(OBS_TYPES)}")
+        check_choice(obs_type, "obs_type", OBS_TYPES)
+        task_in_obs = as_flag(task_in_obs, "task_in_obs")
+        exclude_solved_starts = as_flag(exclude_solved_starts, "exclude_solved_starts")
         if task_in_obs and obs_type != "vector":
             raise InvalidArgumentError("task_in_obs appends to the vector observation; use obs_type='vector'")
         if max_episode_steps is None:
             max_episode_steps = MAX_TIME
         max_episode_steps = check_max_steps(max_episode_steps, optional=False)
-        if not isinstance(cell_px, numbers.Integral) or cell_px < 1:
-            raise InvalidArgumentError(f"cell_px must be a positive integer, got {cell_px!r}")
+        if isinstance(cell_px, bool) or not isinstance(cell_px, numbers.Integral) or not 1 <= cell_px <= 256:
+            raise InvalidArgumentError(f"cell_px must be a positive integer up to 256, got {cell_px!r:.80}")
         self.obs_type = obs_type
         self.task_in_obs = bool(task_in_obs)
         self.max_episode_steps = int(max_episode_steps)

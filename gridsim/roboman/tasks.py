@@ -74,6 +74,11 @@ def object_index(obj, what: str = "object") -> int:
     raise InvalidArgumentError(f"{what} must be one of {list(OBJECT_NAMES)} or 0..2, got {obj!r}")
 
 
+def _no_object(obj) -> bool:
+    """None or -1: a one-object task's missing Y."""
+    return obj is None or (isinstance(obj, int) and not isinstance(obj, bool) and obj == -1)
+
+
 def parse_task(task: str, x_obj=None, y_obj=None) -> Task:
     """A task from a full name (``"StackRedOnGreen"``) or a kind plus objects.
 
@@ -82,11 +87,13 @@ def parse_task(task: str, x_obj=None, y_obj=None) -> Task:
         x_obj: the X object for a kind name (a name or 0..2).
         y_obj: the Y object for a two-object kind (``-1`` or None for one-object kinds).
     """
+    if not isinstance(task, str):
+        raise InvalidArgumentError(f"task must be a task name such as 'LiftRed' or 'LiftX', got {task!r}")
     if task in TASK_IDS:
-        if x_obj is not None or (y_obj is not None and y_obj != -1):
+        if x_obj is not None or not _no_object(y_obj):
             t = TASKS[TASK_IDS[task]]
             if object_index(x_obj, "x_obj") != t.x_obj or (
-                    y_obj not in (None, -1) and object_index(y_obj, "y_obj") != t.y_obj):
+                    not _no_object(y_obj) and object_index(y_obj, "y_obj") != t.y_obj):
                 raise InvalidArgumentError(f"task {task!r} names its objects; x_obj/y_obj disagree")
         return TASKS[TASK_IDS[task]]
     kinds = {name.replace("{X}", "X").replace("{Y}", "Y"): k for k, name in enumerate(TASK_KINDS)}
@@ -98,13 +105,13 @@ def parse_task(task: str, x_obj=None, y_obj=None) -> Task:
     kind = kinds[task]
     x = object_index("red" if x_obj is None else x_obj, "x_obj")
     if kind in TWO_OBJECT_KINDS:
-        if y_obj is None or y_obj == -1:
+        if _no_object(y_obj):
             raise InvalidArgumentError(f"task {task} needs y_obj")
         y = object_index(y_obj, "y_obj")
         if x == y:
             raise InvalidArgumentError("X object and Y object must be different")
         return Task(kind, x, y)
-    if y_obj not in (None, -1):
+    if not _no_object(y_obj):
         raise InvalidArgumentError(f"task {task} takes no y_obj (got {y_obj!r})")
     return Task(kind, x)
 

@@ -260,3 +260,19 @@ def test_level_api_calls_with_bad_arguments_raise_gridsim_errors_that_are_their_
     with pytest.raises(PropertyValueError):
         envs.list_property(np.array([1, 2]))
     assert issubclass(gridsim.EnvIndexError, IndexError) and issubclass(gridsim.NameNotFoundError, KeyError)
+
+
+def test_flags_choices_and_render_sizes_are_checked_before_anything_is_allocated():
+    with pytest.raises(gridsim.InvalidArgumentError, match="copy"):
+        NavVectorEnv(num_envs=1, level="nav/room1_small", copy=np.array([1, 2]))
+    with pytest.raises(gridsim.InvalidArgumentError, match="agent_rows"):
+        KitchenVectorEnv(num_envs=2, agent_rows="yes")
+    with pytest.raises(gridsim.InvalidArgumentError, match="obs_type"):
+        RobomanVectorEnv(num_envs=1, obs_type=["vector"])
+    with pytest.raises(gridsim.InvalidArgumentError, match="view_size"):  # a 1 GB padded map
+        NavVectorEnv(num_envs=1, level="nav/room1_small", view_size=2**15 - 1)
+    with pytest.raises(gridsim.InvalidArgumentError, match="tile_px"):
+        KitchenVectorEnv(num_envs=1, tile_px=2**20)
+    with pytest.raises(gridsim.InvalidArgumentError, match="max_events_per_step"):
+        RobomanVectorEnv(num_envs=1, events=True, max_events_per_step=2**40)
+    assert NavVectorEnv(num_envs=1, level="nav/room1_small", copy=1, view_size=1023, obs_type="view").copy is True

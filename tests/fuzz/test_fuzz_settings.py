@@ -144,3 +144,11 @@ def test_level_api_methods_raise_only_gridsim_errors(env_id, call, value):
         pass
     envs.num_threads = 1
     envs.step(np.zeros(envs.action_space.shape, envs.action_space.dtype))
+
+
+def test_each_keyword_argument_alone_with_every_nasty_value_raises_only_gridsim_errors():
+    # Systematic, one argument at a time, so that no value hides behind another argument's error.
+    for env_id, names in FAMILY_IDS.items():
+        for name in names + COMMON:
+            for value in NASTY_VALUES + TEXT_VALUES:
+                only_gridsim_errors(lambda: gym.make_vec(env_id, num_envs=2, **{name: value}))  # noqa: B023
