@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from gridsim.api.settings import (
     COMMON_SETTINGS,
     RESERVED_ALIASES,
     Setting,
     SettingsError,
+    as_flag,
     flatten_args,
     format_value,
     merge_settings,
@@ -331,16 +330,13 @@ def _allow_code(flat: dict[str, str], kwargs: dict[str, Any]) -> bool:
     It is read before the level is loaded, since it decides whether a level module may run.
     """
     decl = COMMON_SETTINGS["allow_code"]
+    allow = as_flag(kwargs.get("allow_code", decl.default), "allow_code")
     if "allow_code" in flat:
         value = decl.parse("allow_code", flat.pop("allow_code"))
-        if "allow_code" in kwargs and bool(kwargs["allow_code"]) != value:
-            raise SettingsError("allow_code", f"the setting says {value} but allow_code="
-                                f"{kwargs['allow_code']!r} was also given")
-        kwargs["allow_code"] = value
-    allow = kwargs.get("allow_code", decl.default)
-    if not isinstance(allow, (bool, np.bool_)):
-        raise InvalidArgumentError(f"allow_code must be True or False, got {allow!r}")
-    return bool(allow)
+        if "allow_code" in kwargs and allow != value:
+            raise SettingsError("allow_code", f"the setting says {value} but allow_code={allow} was also given")
+        kwargs["allow_code"] = allow = value
+    return allow
 
 
 class LevelEnv(SingleEnvView):

@@ -426,7 +426,7 @@ class GridVectorEnv(VectorEnv):
             self._obs_external = True
         try:  # fast path: an array of the exact shape, of a dtype the kernel takes as it is
             if actions.shape != self._action_shape:  # the kernel checks only the element count
-                raise InvalidArgumentError
+                raise ValueError  # caught below: the slow path checks and converts
             n_done = self._step_by_dtype[actions.dtype](actions)
         except (AttributeError, KeyError, TypeError, ValueError):
             actions, fn = self._coerce_actions(actions)

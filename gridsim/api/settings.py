@@ -93,13 +93,13 @@ class Setting:
                     return True
                 if low in ("false", "0", "no"):
                     return False
-                raise InvalidArgumentError
+                raise ValueError  # reported below, with the key
             if self.type is int:
                 return int(t, 10)
             if self.type is float:
                 value = float(t)
                 if math.isnan(value):
-                    raise InvalidArgumentError
+                    raise ValueError
                 return value
             if isinstance(self.type, tuple):
                 if t not in self.type:
