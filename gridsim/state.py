@@ -17,15 +17,20 @@ observation's shape and dtype; families add their own (``C`` cells, ``A`` agents
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gridsim.errors import InvalidArgumentError
+from gridsim.errors import InvalidArgumentError, InvalidStateError
 
-__all__ = ["BatchState", "Field", "episode_limit"]
+__all__ = ["BatchState", "Field", "StateView", "episode_limit"]
+
+
+INT32_MAX = 0x7FFFFFFF
+INT64_MAX = 0x7FFFFFFFFFFFFFFF
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,243 @@ class BatchState:
         # seeds[i]: the seed world i's key came from (a Python int; None until seeded).
         self.seeds = np.full(self.num_units, None, dtype=object)
 
+    # ---- injected states (set_state, load_state_dict, state properties)
+
+    # Per-world index arrays of the fields stored per something else (nav: "G" -> "grid_index").
+    AXIS_INDEX: Mapping[str, str] = {}
+    # The field counting the steps of the current episode, and the most it may hold: one more
+    # step must not overflow it. A count at or past the episode's limit truncates on the next
+    # step (the kernels compare with >=, roboman's with == as in the original).
+    STEP_FIELD = ""
+    STEP_MAX = INT32_MAX - 1
+    # The dtype of the kernel's ``max_steps`` (the limit of the next episodes).
+    MAX_STEPS_DTYPE: Any = np.int32
+
+    def static_fields(self) -> frozenset[str]:
+        """Saved fields shared by worlds and never changed by the kernel: checked, never written."""
+        return frozenset()
+
+    def view(self, source: Mapping[str, Any] | None = None, units=None, labels: Mapping[str, str] | None = None,
+             widen: bool = False) -> StateView:
+        """A :class:`StateView` of the saved fields of ``units`` (None: every world).
+
+        Args:
+            source: arrays of the whole batch to take the values from (a ``state_dict``,
+                already checked for shapes and dtypes); None: copies of the current state.
+            units: the worlds, as an index array.
+            labels: names for messages (``set_state`` names its own keys).
+            widen: store integer fields as int64 so that Python values outside a field's
+                dtype are checked against its real range (``put_int``); they must fit when written.
+        """
+        key = slice(None) if units is None else np.asarray(units, np.intp)
+        values: dict[str, np.ndarray] = {}
+        for f in self.fields():
+            if not f.saved:
+                continue
+            arr = getattr(self, f.name) if source is None else np.asarray(source[f.name])
+            v = self._gather(f, arr, key)
+            if source is None and units is None:  # a basic slice: a view of the state
+                v = v.copy()
+            if widen and v.dtype.kind == "i":
+                v = v.astype(np.int64)
+            values[f.name] = v
+        return StateView(values, np.arange(self.num_units)[key], len(self.obs) // self.num_units, labels, widen)
+
+    def _gather(self, f: Field, arr: np.ndarray, key) -> np.ndarray:
+        """``arr``'s entries of the worlds ``key``, worlds first."""
+        axis = f.shape[0]
+        if axis == "R":
+            return arr.reshape(self.num_units, -1, *arr.shape[1:])[key]
+        if axis in self.AXIS_INDEX:
+            return arr[getattr(self, self.AXIS_INDEX[axis])[key]]
+        return arr[key]
+
+    def write_units(self, view: StateView):
+        """Write a checked view back (every saved field but the static ones)."""
+        static = self.static_fields()
+        key = view.units
+        for f in self.fields():
+            if not f.saved or f.name in static:
+                continue
+            arr, v = getattr(self, f.name), view.values[f.name]
+            axis = f.shape[0]
+            if axis == "R":
+                arr.reshape(self.num_units, -1, *arr.shape[1:])[key] = v
+            elif axis in self.AXIS_INDEX:
+                arr[getattr(self, self.AXIS_INDEX[axis])[key]] = v
+            else:
+                arr[key] = v
+
+    def check(self, view: StateView, *, num_event_types: int):
+        """Every invariant of the engine's fields, then the family's (:meth:`check_own`).
+
+        Raises:
+            InvalidStateError: for the first field and env that breaks one (nothing is written here).
+        """
+        v = view
+        for f in self.fields():
+            if f.saved and f.dtype is np.bool_:
+                v.bools(f.name)
+        v.in_range("episode", 0, INT64_MAX - 1)
+        v.finite("ep_return")
+        v.in_range("ep_max_steps", 0, INT32_MAX, "(the episode's step limit, 0 = none)")
+        v.in_range(self.STEP_FIELD, 0, self.STEP_MAX, "(steps in the episode)")
+        v.in_range("event_count", 0, self.max_events)
+        v.in_range("event_type", 0, num_event_types, "(0 = unused)")
+        recorded = np.arange(self.max_events)[None, :] < v["event_count"][:, None]
+        v.require("event_type", ~recorded | (v["event_type"] >= 1),
+                  f"an event type 1..{num_event_types} in the first event_count slots")
+        v.in_range("event_dropped", 0, INT64_MAX - 1)
+        for name in ("rewards", "stat_return"):
+            v.finite(name)
+        if v["obs"].dtype.kind == "f":
+            v.finite("obs")
+            v.finite("final_obs")
+        v.in_range("stat_length", 0, INT32_MAX)
+        self.check_own(v)
+        if v.widened:  # a field without a narrower declared range must still fit its dtype
+            for f in self.fields():
+                dtype = getattr(self, f.name).dtype
+                if f.saved and dtype.kind == "i" and v[f.name].dtype != dtype:
+                    v.in_range(f.name, np.iinfo(dtype).min, np.iinfo(dtype).max)
+
+    def check_own(self, view: StateView):
+        """Family hook: the invariants of the family's own fields."""
+
     def nbytes_per_env(self) -> float:
         """Bytes of state and output buffers per world (arrays shared by worlds count 1/U each)."""
         return sum(getattr(self, f.name).nbytes for f in self.fields()) / self.num_units
+
+
+# ------------------------------------------------------------------ validation of injected states
+
+
+class StateView:
+    """Candidate values of some worlds' saved fields, checked before any of them is written.
+
+    ``set_state``, ``load_state_dict`` and the state properties build one, change it, have
+    :meth:`BatchState.check` verify every invariant on it (vectorised numpy, never the step
+    path), and only then write it (:meth:`BatchState.write_units`). Every array has the
+    checked worlds on its first axis: a row field (``R``) is reshaped to (worlds, rows per
+    world, ...), a field stored per map is gathered per world.
+
+    Attributes:
+        values: field name -> candidate array.
+        units: the worlds checked, as indices into the batch.
+        labels: field name -> the name a message uses for it (``set_state`` uses its own keys).
+        widened: integer fields are held as int64 (values from Python, checked against each
+            field's dtype before they are written).
+    """
+
+    def __init__(self, values: dict[str, np.ndarray], units: np.ndarray, rows_per_unit: int,
+                 labels: Mapping[str, str] | None = None, widened: bool = False):
+        self.values = values
+        self.widened = widened
+        self.units = units
+        self.rows_per_unit = rows_per_unit
+        self.labels = dict(labels or {})
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.values[name]
+
+    def label(self, name: str, part: str = "") -> str:
+        """The name of field ``name`` (or of its ``part``) in messages."""
+        if part and f"{name}.{part}" in self.labels:
+            return self.labels[f"{name}.{part}"]
+        return self.labels.get(name, name) + (f" ({part})" if part else "")
+
+    def env_of(self, position: int) -> int:
+        """The env (output row) of the ``position``-th checked world: a world's first row."""
+        return int(self.units[position]) * self.rows_per_unit
+
+    def fail(self, name: str, position: int, message: str, part: str = ""):
+        """Raise InvalidStateError for the ``position``-th checked world (``part``: of the field)."""
+        env = self.env_of(position)
+        sep = "" if message.startswith(" ") else ": "
+        field = self.labels.get(f"{name}.{part}", self.labels.get(name, name))
+        raise InvalidStateError(f"state field {self.label(name, part)!r} of env {env}{sep}{message}", field=field,
+                                env=env)
+
+    def require(self, name: str, ok, allowed: str, shown=None, part: str = ""):
+        """Every entry of ``ok`` (worlds first) is True, else InvalidStateError naming the first bad one.
+
+        Args:
+            name: the field (its label is named).
+            ok: bool array, the checked worlds on axis 0.
+            allowed: what the field may hold, for the message.
+            shown: the values to quote (default: the field's own), same shape as ``ok``, or a
+                function returning them (called only when a value is bad).
+            part: the part of the field checked (``"agent"`` of roboman's ``record``), for the message.
+        """
+        ok = np.asarray(ok, np.bool_)
+        if ok.all():
+            return
+        flat = ok.reshape(len(ok), -1)
+        position = int(np.flatnonzero(~flat.all(axis=1))[0])
+        entry = int(np.flatnonzero(~flat[position])[0])
+        values = self.values[name] if shown is None else shown() if callable(shown) else shown
+        values = np.broadcast_to(np.asarray(values), ok.shape).reshape(len(ok), -1)
+        where = "" if flat.shape[1] == 1 else f" at {tuple(int(k) for k in np.unravel_index(entry, ok.shape[1:]))}"
+        value = values[position, entry]
+        value = value.item() if hasattr(value, "item") else value
+        self.fail(name, position, f"{where} is {value!r}; allowed: {allowed}", part)
+
+    def in_range(self, name: str, lo, hi, allowed: str = "", values=None, part: str = ""):
+        """``lo <= value <= hi`` for every entry (bounds: scalars, or one per checked world).
+
+        ``values`` and ``part``: a part of the field to check instead of all of it.
+        """
+        v = self.values[name] if values is None else values
+        lo_b, hi_b = (_per_world(b, v.ndim) for b in (lo, hi))
+        ok = (v >= lo_b) & (v <= hi_b)
+        if ok.all():
+            return
+        position = int(np.flatnonzero(~ok.reshape(len(ok), -1).all(axis=1))[0])
+        low = np.broadcast_to(lo_b, ok.shape)[position].min()
+        high = np.broadcast_to(hi_b, ok.shape)[position].max()
+        span = f"{low}..{high}"
+        self.require(name, ok, f"{span}{' ' + allowed if allowed else ''}", shown=v, part=part)
+
+    def bools(self, name: str):
+        """A bool field holds only real bools (bytes 0 and 1)."""
+        v = self.values[name]
+        self.require(name, v.view(np.uint8) <= 1, "True or False", shown=v.view(np.uint8))
+
+    def finite(self, name: str):
+        """A float field holds no NaN or infinity."""
+        self.require(name, np.isfinite(self.values[name]), "a finite number")
+
+    # ---- writing Python values into a one-world view (set_state)
+
+    def put_int(self, name: str, value, index=(), part: str = ""):
+        """Store a Python integer at ``[0, *index]`` of a one-world view (the range is checked later)."""
+        arr = self.values[name]
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            self.fail(name, 0, f"must be an integer, got {value!r}", part)
+        info = np.iinfo(arr.dtype)
+        if not info.min <= int(value) <= info.max:
+            self.fail(name, 0, f" is {int(value)}; allowed: at most {info.min}..{info.max}", part)
+        arr[_at(index)] = int(value)
+
+    def put_float(self, name: str, value, index=()):
+        """Store a real number at ``[0, *index]`` of a one-world view (finiteness is checked later)."""
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            self.fail(name, 0, f"must be a number, got {value!r}")
+        self.values[name][_at(index)] = float(value)
+
+    def put_bool(self, name: str, value, index=()):
+        """Store a real bool (``True``/``False``, not ``"False"`` or 0) at ``[0, *index]``."""
+        if not isinstance(value, (bool, np.bool_)):
+            self.fail(name, 0, f"must be True or False, got {value!r}")
+        self.values[name][_at(index)] = bool(value)
+
+
+def _at(index) -> tuple:
+    """``[0, *index]``: an entry of a one-world view."""
+    return (0, *index) if isinstance(index, tuple) else (0, index)
+
+
+def _per_world(bound, ndim: int):
+    """A bound (scalar, or one per world) broadcastable against a (worlds, ...) array."""
+    b = np.asarray(bound)
+    return b if b.ndim == 0 else b.reshape(b.shape + (1,) * (ndim - b.ndim))

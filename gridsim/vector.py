@@ -26,9 +26,11 @@ from gridsim.errors import (
     EnvIndexError,
     InvalidActionError,
     InvalidArgumentError,
+    InvalidStateError,
     KernelError,
 )
 from gridsim.rng import derive_keys, entropy_seed
+from gridsim.state import StateView
 
 __all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
            "AUTORESET_CODES"]
@@ -596,33 +598,97 @@ class GridVectorEnv(VectorEnv):
         ``state`` may also be what ``numpy.load`` returns for a file written with
         ``numpy.savez(path, **env.state_dict())`` (load it with ``allow_pickle=True``: the
         seeds are Python ints of any size, saved as an object array).
+
+        Every field is checked against the family's invariants before anything is written:
+        a state that normal play cannot reach changes nothing.
+
+        Raises:
+            InvalidStateError: a field is missing, has the wrong shape or dtype, or holds a value
+                outside its allowed range (the message names the field, the env and the range).
         """
         self._check_open()
         st = self.state
+        if not isinstance(state, Mapping):
+            raise InvalidStateError(f"a state is a dict of arrays (state_dict()), got {type(state).__name__}")
         if _scalar(state.get("num_envs")) != self.num_envs:
-            raise ValueError(
-                f"state has num_envs={state.get('num_envs')}, this env has {self.num_envs}"
+            raise InvalidStateError(
+                f"state has num_envs={state.get('num_envs')!r}, this env has {self.num_envs}", field="num_envs"
             )
+        arrays: dict[str, np.ndarray] = {}
         for name in st.DYNAMIC:
             if name not in state:
-                raise ValueError(f"state is missing {name!r}")
-            dst, src = getattr(st, name), np.asarray(state[name])
-            if src.shape != dst.shape or src.dtype != dst.dtype:
-                raise ValueError(
-                    f"state[{name!r}] has shape {src.shape} and dtype {src.dtype}, "
-                    f"expected {dst.shape} and {dst.dtype}"
-                )
-        self._own_obs()
-        for name in st.DYNAMIC:
+                raise InvalidStateError(f"state is missing {name!r}", field=name)
             dst = getattr(st, name)
-            if name in ("grid", "cell_flags") and not st.mutable:  # shared static maps
-                continue
-            np.copyto(dst, state[name])
-        st.seeds[:] = list(state["seeds"])  # an object array takes the list as it is
-        if "max_steps" in state:
-            self.kernel.max_steps = int(_scalar(state["max_steps"]))
+            try:
+                src = np.asarray(state[name])
+            except (ValueError, TypeError) as e:
+                raise InvalidStateError(f"state[{name!r}] is not an array: {e}", field=name) from None
+            if src.shape != dst.shape or src.dtype != dst.dtype:
+                raise InvalidStateError(
+                    f"state[{name!r}] has shape {src.shape} and dtype {src.dtype}, "
+                    f"expected {dst.shape} and {dst.dtype}", field=name
+                )
+            arrays[name] = src
+        seeds = self._checked_seeds(state.get("seeds", _MISSING))
+        max_steps = self._checked_max_steps(state["max_steps"]) if "max_steps" in state else None
+        self._check_state(st.view(source=arrays))
+        self._own_obs()
+        static = st.static_fields()
+        for name in st.DYNAMIC:
+            if name not in static:
+                np.copyto(getattr(st, name), arrays[name])
+        st.seeds[:] = seeds  # an object array takes the list as it is
+        if max_steps is not None:
+            self.kernel.max_steps = max_steps
         self.kernel.sync_outputs()
         self._was_reset = True
+
+    # set_state keys -> the state fields they write, for messages (a family's snapshot names).
+    STATE_LABELS: Mapping[str, str] = {}
+
+    def _check_state(self, view: StateView):
+        """Check a view of candidate values against the engine's and the family's invariants."""
+        self.state.check(view, num_event_types=len(getattr(self, "EVENT_SPECS", ())))
+
+    def _unit_view(self, unit: int) -> StateView:
+        """A copy of one world's saved fields to change, check and write (``set_state``)."""
+        return self.state.view(units=[unit], labels=self.STATE_LABELS, widen=True)
+
+    def _write_checked(self, view: StateView):
+        """Check a changed :meth:`_unit_view`, then write it: all or nothing."""
+        self._check_state(view)
+        self.state.write_units(view)
+
+    def _checked_seeds(self, seeds) -> list:
+        """A state's ``seeds``: one per world, each None or a non-negative int."""
+        U = self.state.num_units
+        if seeds is _MISSING:
+            raise InvalidStateError("state is missing 'seeds'", field="seeds")
+        try:
+            seeds = list(np.asarray(seeds, dtype=object).reshape(-1)) if not isinstance(seeds, list) else seeds
+        except (ValueError, TypeError):
+            seeds = None
+        if seeds is None or len(seeds) != U:
+            raise InvalidStateError(f"state['seeds'] must be a list of {U} seeds (one per world)", field="seeds")
+        for i, s in enumerate(seeds):
+            if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral) or s < 0):
+                env = i * (self.num_envs // U)
+                raise InvalidStateError(
+                    f"state field 'seeds' of env {env}: {s!r}; allowed: None or an integer >= 0", field="seeds", env=env
+                )
+        return [None if s is None else int(s) for s in seeds]
+
+    def _checked_max_steps(self, value) -> int:
+        """A state's ``max_steps`` (the limit of the next episodes): an integer the kernel can hold."""
+        value = _scalar(value)
+        info = np.iinfo(self.state.MAX_STEPS_DTYPE)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or \
+                not info.min <= value <= info.max:
+            raise InvalidStateError(
+                f"state['max_steps'] is {value!r}; allowed: an integer in {info.min}..{info.max} (0 or less: none)",
+                field="max_steps",
+            )
+        return int(value)
 
     # ----------------------------------------------------------------- render
 
@@ -737,6 +803,9 @@ class GridVectorEnv(VectorEnv):
                 raise InvalidArgumentError(f"{name} is shared by the batch; all values must be equal")
             values = values[0]
         setattr(self, name, values)
+
+
+_MISSING = object()
 
 
 def _scalar(value):

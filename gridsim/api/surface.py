@@ -26,7 +26,13 @@ from gridsim.api.specs import (
     PropertyResult,
     property_error,
 )
-from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, NameNotFoundError
+from gridsim.errors import (
+    ArgumentTypeError,
+    InvalidActionError,
+    InvalidArgumentError,
+    InvalidStateError,
+    NameNotFoundError,
+)
 from gridsim.rng import entropy_seed
 
 __all__ = ["LevelApi", "ObservationEntry", "parse_pair", "texts_of"]
@@ -381,7 +387,9 @@ class LevelApi:
         Raises:
             KeyError: no such key (NOT_FOUND).
             PermissionError: read-only (PERMISSION_DENIED).
-            ValueError: a value that does not parse or is out of range, or a bad index (INVALID_ARGUMENT).
+            ValueError: a value that does not parse, or a bad index (INVALID_ARGUMENT).
+            InvalidStateError: a state value outside the family's invariants (a ValueError; INVALID_ARGUMENT);
+                nothing is written.
         """
         self._check_open()
         prop = self.properties.lookup(key, PropertyAttribute.WRITABLE)
@@ -391,6 +399,9 @@ class LevelApi:
         row = self._row(key, prop, index)
         try:
             prop.set(row, value)
+        except InvalidStateError as e:  # a value that parses but breaks the family's invariants
+            e.code = PropertyResult.INVALID_ARGUMENT
+            raise
         except (ValueError, TypeError, OverflowError) as e:
             if getattr(e, "code", None) is not None:
                 raise

@@ -18,7 +18,7 @@ from gridsim.api.settings import (
     check_choice,
     check_max_steps,
 )
-from gridsim.errors import InvalidArgumentError
+from gridsim.errors import InvalidArgumentError, InvalidStateError
 from gridsim.family import Family, Register
 from gridsim.kitchen.api import KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
@@ -260,60 +260,70 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
             delivered.setdefault((c % W, c // W), []).append(names[int(st.delivered_item[k, j])])
         return {"t": int(st.t[k]), "agents": agents, "items": items, "delivered": delivered}
 
+    # set_state keys of the state fields, for messages.
+    STATE_LABELS = {"agent_cell": "agents.pos", "held": "agents.held", "tile_item": "items",
+                    "n_delivered": "delivered", "delivered_item": "delivered", "delivered_cell": "delivered"}
+
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
         """Inject a state dict (the format of :meth:`get_state`) into row ``index``'s kitchen.
 
         Agents must stand on distinct floor cells, items lie on counters or cutting boards,
-        deliveries be deliverable items on delivery tiles. Returns ``(obs, {})`` of the row.
+        deliveries be deliverable items on delivery tiles. Every value is checked before
+        anything changes. Returns ``(obs, {})`` of the row.
+
+        Raises:
+            InvalidStateError: a value of the wrong type, or one the kitchen cannot be in (nothing is changed).
         """
         self._check_open()
         k = self._kitchen(index)
-        level, st, tables = self.level, self.state, self.level.tables
-        W, H = level.width, level.height
+        st, tables = self.state, self.level.tables
+        W, H = self.level.width, self.level.height
+        v = self._unit_view(k)
 
-        def cell(xy, what):
-            x, y = (int(v) for v in xy)
-            if not (0 <= x < W and 0 <= y < H):
-                raise ValueError(f"{what} {xy} is outside the {W}x{H} kitchen")
-            return y * W + x
+        def cell(xy, field, what):
+            ok = isinstance(xy, (tuple, list)) and len(xy) == 2 and all(
+                isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)) for c in xy)
+            if not ok or not (0 <= xy[0] < W and 0 <= xy[1] < H):
+                v.fail(field, 0, f"{what} {xy!r}; allowed: (x, y) with x in 0..{W - 1} and y in 0..{H - 1}")
+            return int(xy[1]) * W + int(xy[0])
 
-        def item(nm, what):
+        def item(name, field, what):
             try:
-                return tables.item_id(nm)
-            except KeyError:
-                raise ValueError(f"{what}: {nm!r} is not an item this level can hold") from None
+                return tables.item_id(name)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                v.fail(field, 0, f"{what}: {name!r} is not an item this level can hold (None or a full item name)")
 
-        agents = list(state["agents"])
-        if len(agents) != self.num_agents:
-            raise ValueError(f"state has {len(agents)} agents, this env has {self.num_agents}")
-        cells = [cell(a["pos"], f"agent {i + 1}'s pos") for i, a in enumerate(agents)]
-        if len(set(cells)) != len(cells) or any(st.tile_kind[c] != 0 for c in cells):
-            raise ValueError("agents must stand on distinct floor cells")
-        tile_item = np.zeros_like(st.tile_item[k])
-        for xy, nm in state.get("items", {}).items():
-            c = cell(xy, "item cell")
-            if st.tile_kind[c] not in (1, 2):
-                raise ValueError(f"items lie on counters or cutting boards, not at {xy}")
-            tile_item[c] = item(nm, f"item at {xy}")
-        delivered = [(cell(xy, "delivery cell"), item(nm, f"delivered at {xy}"))
-                     for xy, names in state.get("delivered", {}).items() for nm in names]
-        for c, i in delivered:
-            if st.tile_kind[c] != 3 or not tables.deliverable[i]:
-                raise ValueError("deliveries are deliverable items on delivery tiles")
-        if len(delivered) > st.delivered_item.shape[1]:
-            raise ValueError("more deliveries than this level's components allow")
-        st.agent_cell[k] = cells
-        st.held[k] = [item(a["held"], f"agent {i + 1}'s held item") for i, a in enumerate(agents)]
-        st.tile_item[k] = tile_item
-        st.delivered_bits[k] = 0
-        st.solved[k] = 0
-        st.n_delivered[k] = len(delivered)
-        for j, (c, i) in enumerate(delivered):
-            st.delivered_item[k, j], st.delivered_cell[k, j] = i, c
-            st.delivered_bits[k, c] |= st.comp_bits[i]
-            st.solved[k] |= st.dish_of[i]
-        st.t[k] = int(state.get("t", 0))
-        st.needs_reset[k] = False
+        if not isinstance(state, Mapping) or not isinstance(state.get("agents"), (list, tuple)):
+            raise InvalidStateError("a kitchen state is a dict with a list 'agents' (get_state())", env=index)
+        agents = state["agents"]
+        if len(agents) != self.num_agents or not all(isinstance(a, Mapping) and "pos" in a for a in agents):
+            v.fail("agent_cell", 0, f"must list {self.num_agents} agents, each a dict with 'pos' and 'held'")
+        for a, agent in enumerate(agents):
+            v.put_int("agent_cell", cell(agent["pos"], "agent_cell", f"agent {a + 1}'s pos"), a)
+            v.put_int("held", item(agent.get("held"), "held", f"agent {a + 1}'s held item"), a)
+        v["tile_item"][0] = 0
+        placed = state.get("items", {})
+        if not isinstance(placed, Mapping):
+            v.fail("tile_item", 0, f"must be a dict (x, y) -> item name, got {type(placed).__name__}")
+        for xy, name in placed.items():
+            v.put_int("tile_item", item(name, "tile_item", f"item at {xy}"), cell(xy, "tile_item", "item cell"))
+        delivered = state.get("delivered", {})
+        if not isinstance(delivered, Mapping) or not all(isinstance(n, (list, tuple)) for n in delivered.values()):
+            v.fail("delivered_item", 0, "must be a dict (x, y) -> list of item names")
+        order = [(cell(xy, "delivered_cell", "delivery cell"), item(name, "delivered_item", f"delivered at {xy}"))
+                 for xy, names in delivered.items() for name in names]
+        D = st.delivered_item.shape[1]
+        if len(order) > D:
+            v.fail("n_delivered", 0, f" is {len(order)}; allowed: 0..{D} (the deliveries this level's items allow)")
+        v["n_delivered"][0] = len(order)
+        for j, (c, i) in enumerate(order):
+            v["delivered_cell"][0, j], v["delivered_item"][0, j] = c, i
+        v.in_range("delivered_item", 0, len(st.chop_to) - 1)  # before the tables below index with them
+        bits, solved = st.delivery_tables(v["delivered_item"], v["delivered_cell"], v["n_delivered"])
+        v["delivered_bits"][0], v["solved"][0] = bits[0], solved[0]
+        v.put_int("t", state.get("t", 0))
+        v["needs_reset"][0] = False
+        self._write_checked(v)
         self._own_obs()
         self.kernel.observe()
         self._was_reset = True

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.errors import InvalidArgumentError
 from gridsim.events import num_fields
 from gridsim.kitchen.api import KITCHEN_EVENTS
-from gridsim.state import BatchState, Field
+from gridsim.state import BatchState, Field, StateView
+
+FLOOR, DELIVERY = _core.KITCHEN_TILE_KINDS["floor"], _core.KITCHEN_TILE_KINDS["delivery"]
+# Tiles an item may lie on.
+ITEM_TILES = (_core.KITCHEN_TILE_KINDS["counter"], _core.KITCHEN_TILE_KINDS["cutboard"])
 
 __all__ = ["KitchenState"]
 
@@ -46,6 +51,8 @@ class KitchenState(BatchState):
         Field("stat_dishes", np.int32, ("R",), "items delivered in the episode that ended"),
         Field("moves", np.int8, ("K", "A"), "scratch: the validated actions", saved=False),
     )
+
+    STEP_FIELD = "t"
 
     def __init__(self, level, num_kitchens: int, num_agents: int, *, agent_rows: bool = False,
                  channels_first: bool = False, autoreset_mode: int = 0, max_steps: int = 0,
@@ -99,3 +106,54 @@ class KitchenState(BatchState):
                       K=K, A=A, C=C, D=D)
         self.agent_cell[:] = self.start_cell
         self.tile_item[:] = self.init_item
+
+    # ------------------------------------------------------------ injected states
+
+    def delivery_tables(self, items: np.ndarray, cells: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``delivered_bits`` (worlds, C) and ``solved`` (worlds,) of each world's first ``count`` deliveries.
+
+        ``items`` and ``cells`` are (worlds, D) valid item ids and cells.
+        """
+        worlds = len(count)
+        bits = np.zeros((worlds, self.height * self.width), np.uint16)
+        solved = np.zeros(worlds, np.uint32)
+        for j in range(items.shape[1]):
+            rows = np.flatnonzero(j < count)
+            np.bitwise_or.at(bits, (rows, cells[rows, j]), self.comp_bits[items[rows, j]])
+            solved[rows] |= self.dish_of[items[rows, j]]
+        return bits, solved
+
+    def check_own(self, v: StateView):
+        """The kitchen invariants: agents on distinct floor cells, item ids of the level.
+
+        Also: items lie only on counters and cutting boards, the first ``n_delivered`` deliveries are
+        deliverable items on delivery cells, and ``delivered_bits`` and ``solved`` are what they give.
+        """
+        C, D = self.height * self.width, self.delivered_item.shape[1]
+        last = len(self.chop_to) - 1  # the highest item id
+        names = ", ".join(self.level.tables.item_names[1:4])
+        items = f"(item ids of the level, 0 = nothing; 1..{last}: {names}, ...)"
+        v.in_range("agent_cell", 0, C - 1, f"(cells y * {self.width} + x of the kitchen)")
+        cells = v["agent_cell"]
+        v.require("agent_cell", self.tile_kind[cells] == FLOOR, "a floor cell")
+        ordered = np.sort(cells, axis=1)
+        distinct = (ordered[:, 1:] != ordered[:, :-1]).all(axis=1)
+        v.require("agent_cell", np.broadcast_to(distinct[:, None], cells.shape), "distinct cells, one agent per cell")
+        v.in_range("held", 0, last, items)
+        v.in_range("tile_item", 0, last, items)
+        on_item_tile = np.isin(self.tile_kind, ITEM_TILES)
+        v.require("tile_item", (v["tile_item"] == 0) | on_item_tile,
+                  "0 (nothing) except on counters and cutting boards")
+        v.in_range("n_delivered", 0, D, "(the deliveries this level's items allow)")
+        v.in_range("delivered_item", 0, last, items)
+        v.in_range("delivered_cell", 0, C - 1, "(cells of the kitchen)")
+        count, item, cell = v["n_delivered"], v["delivered_item"], v["delivered_cell"]
+        recorded = np.arange(D)[None, :] < count[:, None]
+        v.require("delivered_item", ~recorded | (self.deliverable[item] != 0),
+                  "a deliverable item in the first n_delivered slots")
+        v.require("delivered_cell", ~recorded | (self.tile_kind[cell] == DELIVERY),
+                  "a delivery cell in the first n_delivered slots")
+        bits, solved = self.delivery_tables(item, cell, count)
+        v.require("delivered_bits", v["delivered_bits"] == bits, "the components of the items delivered to the cell")
+        v.require("solved", v["solved"] == solved, "the recipe bits of the delivered items")
+        v.in_range("stat_dishes", 0, D)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,7 +18,7 @@ from gridsim.api.settings import (
     check_choice,
     check_max_steps,
 )
-from gridsim.errors import ArgumentTypeError, InvalidArgumentError
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
 from gridsim.family import Family, Register
 from gridsim.lookup import builtin_level_names, read_level
 from gridsim.nav.alphabet import F_WALKABLE
@@ -327,74 +328,88 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             "needs_reset": bool(st.needs_reset[i]),
         }
 
+    # set_state keys of the state fields, for messages.
+    STATE_LABELS = {"agent_cell": "pos", "step_count": "step", "grid": "tiles", "cell_flags": "tiles",
+                    "ep_return": "return"}
+    STATE_KEYS = frozenset({"pos", "step", "tiles", "episode", "key", "rng", "return", "needs_reset"})
+
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
         """Inject a state dict (the keys of :meth:`get_state`; missing keys keep their value).
 
         ``tiles`` may differ from the map only where a cell holds the default symbol
-        (a collected cell or a removed goal). Returns ``(obs, info)`` of that env.
+        (a collected cell or a removed goal); ``pos`` must be an accessible cell (or a start
+        cell). Every value is checked before anything changes. Returns ``(obs, info)`` of that env.
+
+        Raises:
+            InvalidStateError: a key is unknown or a value breaks the family's invariants
+                (nothing is changed).
         """
         self._check_open()
         i = self._index(index)
         st = self.state
-        a = self.level.alphabet
-        unknown = set(state) - {"pos", "step", "tiles", "episode", "key", "rng", "return", "needs_reset"}
+        if not isinstance(state, Mapping):
+            raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
+        unknown = set(state) - self.STATE_KEYS
         if unknown:
-            raise ValueError(f"unknown state keys {sorted(unknown)}")
+            raise InvalidStateError(f"unknown state keys {sorted(unknown)}; known: {sorted(self.STATE_KEYS)}", env=i)
+        v = self._unit_view(i)
         if "tiles" in state:
-            tiles = self._parse_tiles(state["tiles"], i)
+            P, H, W = st.pad, st.height, st.width
+            grid = v["grid"].reshape(H + 2 * P, st.row_stride)
+            grid[P : P + H, P : P + W] = self._parse_tiles(state["tiles"], i)
+            v["cell_flags"][0] = st.tile_flags[v["grid"][0]].astype(np.uint8)
         if "pos" in state:
-            r, c = (int(v) for v in state["pos"])
-            if "tiles" in state:
-                if not (0 <= r < self.level.height and 0 <= c < self.level.width) or \
-                        not a.flags[tiles[r, c]] & F_WALKABLE:
-                    raise ValueError(f"pos {(r, c)} is outside the map or not accessible")
-            else:
-                self._check_cell(r, c, i, "pos")
-        if "tiles" in state and st.mutable:
-            st.set_tiles(i, tiles)
-        if "pos" in state:
-            st.agent_cell[i] = st.cell_of((r, c))
+            v.put_int("agent_cell", int(st.cell_of(self._parse_pos(state["pos"], i))))
         if "step" in state:
-            st.step_count[i] = int(state["step"])
+            v.put_int("step_count", state["step"])
         if "episode" in state:
-            st.episode[i] = int(state["episode"])
+            v.put_int("episode", state["episode"])
         if "key" in state:
-            st.key[i] = [int(v) for v in state["key"]]
-            st.seeded[i] = True
-            self.kernel.redraw_table(i)  # fixed rewards belong to the key
+            key = state["key"]
+            if not isinstance(key, (tuple, list, np.ndarray)) or len(key) != 2:
+                v.fail("key", 0, f"must be two 64-bit integers (hi, lo), got {key!r}")
+            for j in range(2):
+                v.put_int("key", key[j], j)
+            v["seeded"][0] = True
         if "rng" in state:
-            st.rng[i] = int(state["rng"])
+            v.put_int("rng", state["rng"])
         if "return" in state:
-            st.ep_return[i] = float(state["return"])
+            v.put_float("ep_return", state["return"])
         if "needs_reset" in state:
-            st.needs_reset[i] = bool(state["needs_reset"])
+            v.put_bool("needs_reset", state["needs_reset"])
+        self._write_checked(v)
+        if "key" in state:
+            self.kernel.redraw_table(i)  # fixed rewards belong to the key
         self._own_obs()
         self.kernel.observe()
         self._was_reset = True  # an injected state is a valid place to step from
         self._clear_events(i)  # a state write starts from no pending events
         return self._output(st.obs[i]), {}
 
+    def _parse_pos(self, pos, i: int) -> tuple[int, int]:
+        """A ``pos`` value as (row, col) inside the map."""
+        H, W = self.level.height, self.level.width
+        ok = isinstance(pos, (tuple, list, np.ndarray)) and len(pos) == 2 and all(
+            isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in pos)
+        if not ok or not (0 <= pos[0] < H and 0 <= pos[1] < W):
+            raise InvalidStateError(f"state field 'pos' of env {i}: {pos!r}; allowed: (row, col) with row in "
+                                    f"0..{H - 1} and col in 0..{W - 1}", field="pos", env=i)
+        return int(pos[0]), int(pos[1])
+
     def _parse_tiles(self, rows, i: int) -> np.ndarray:
+        """``tiles`` as (H, W) tile ids (which tiles may differ from the map is checked with the state)."""
         a = self.level.alphabet
-        rows = list(rows)
-        if len(rows) != self.level.height or any(len(r) != self.level.width for r in rows):
-            raise ValueError(f"tiles must be {self.level.height} rows of {self.level.width} characters")
+        H, W = self.level.height, self.level.width
+        ok = isinstance(rows, (list, tuple)) and len(rows) == H and all(isinstance(r, str) and len(r) == W
+                                                                         for r in rows)
+        if not ok:
+            raise InvalidStateError(f"state field 'tiles' of env {i}: allowed: {H} strings of {W} characters",
+                                    field="tiles", env=i)
         try:
-            tiles = np.array([[a.ids[ch] for ch in row] for row in rows], np.uint8)
+            return np.array([[a.ids[ch] for ch in row] for row in rows], np.uint8)
         except KeyError as e:
-            raise ValueError(f"tiles contain a character outside the alphabet: {e}") from None
-        base = self.maps[int(self.state.map_id[i])].tiles
-        changed = tiles != base
-        if changed.any():
-            if not self.state.mutable:
-                raise ValueError("this level's cells never change (no collectibles, no randomized goals)")
-            if (tiles[changed] != a.default_id).any():
-                r, c = np.argwhere(changed & (tiles != a.default_id))[0]
-                raise ValueError(
-                    f"tiles[{r}][{c}] = {a.chars[tiles[r, c]]!r}: a cell may only change to the "
-                    f"default symbol {a.default_symbol!r}"
-                )
-        return tiles
+            raise InvalidStateError(f"state field 'tiles' of env {i}: the character {e} is not in the alphabet",
+                                    field="tiles", env=i) from None
 
     # ------------------------------------------------------------------ render
 

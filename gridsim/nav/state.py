@@ -16,7 +16,7 @@ from gridsim.events import num_fields
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.api import NAV_EVENTS
 from gridsim.nav.level import NavLevel
-from gridsim.state import BatchState, Field
+from gridsim.state import BatchState, Field, StateView
 
 __all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
 
@@ -102,6 +102,9 @@ class NavState(BatchState):
         Field("reward_index", np.int32, ("N",), "each env's row of cell_reward", saved=False),
         Field("moves", np.int8, ("N",), "scratch: continuous actions as move codes", saved=False),
     )
+
+    AXIS_INDEX = {"G": "grid_index", "T": "reward_index"}
+    STEP_FIELD = "step_count"
 
     def __init__(
         self,
@@ -226,6 +229,58 @@ class NavState(BatchState):
             self.reward_index[:] = self.map_id
         # A valid cell even before the first reset, so no step can ever index outside the map.
         self.agent_cell[:] = self.start_cells[self.map_id, 0]
+        # The cells that may hold the default tile instead of the level's: collected cells, and
+        # (randomize_goals) the goals removed at reset.
+        changeable = (self.level_flags & F_COLLECTIBLE) != 0
+        if self.randomize_goals:
+            changeable |= (self.level_flags & F_TERMINAL) != 0
+        self.changeable = changeable  # (M, C) bool
+        self.changeable.setflags(write=False)
+
+    # ------------------------------------------------------------ injected states
+
+    def static_fields(self) -> frozenset[str]:
+        """Maps shared by the envs of a level map, and fixed-reward tables shared likewise."""
+        static = set() if self.mutable else {"grid", "cell_flags"}
+        if not self.per_env_table:
+            static.add("cell_reward")
+        return frozenset(static)
+
+    def check_own(self, v: StateView):
+        """The navigation invariants: the level's tiles (the default symbol where cells change).
+
+        Also: flags of those tiles, the level's fixed rewards (when shared), agents on accessible
+        cells or start cells, and start overrides that a reset can use.
+        """
+        n = len(v.units)
+        maps = self.map_id[v.units]
+        v.in_range("grid", 0, len(self.tile_flags) - 1, "(tile ids of the alphabet)")
+        grid = v["grid"]
+        d = self.alphabet.default_symbol
+        v.require("grid", (grid == self.level_tiles[maps]) | (self.changeable[maps] & (grid == self.default_tile)),
+                  f"the level's tile, or the default symbol {d!r} on a collectible cell (or a goal with "
+                  "randomize_goals)")
+        v.require("cell_flags", v["cell_flags"] == self.tile_flags[grid].astype(np.uint8), "the F_* flags of the tile")
+        v.finite("cell_reward")
+        if not self.per_env_table:
+            v.require("cell_reward", v["cell_reward"] == self.cell_reward[self.reward_index[v.units]],
+                      "the level's fixed rewards")
+        C = self.map_cells
+        v.in_range("agent_cell", 0, C - 1, "(a cell of the padded map)")
+        cell = v["agent_cell"]
+        rows = np.arange(n)
+        walkable = (v["cell_flags"][rows, cell] & F_WALKABLE) != 0
+        v.require("agent_cell", walkable | self._is_start(maps, cell), "an accessible cell or a start cell of the map")
+        start = v["start_override"]
+        v.in_range("start_override", -1, C - 1, "(-1: none, else a cell)")
+        at = np.maximum(start, 0)
+        ok = (start < 0) | ((self.level_flags[maps, at] & F_WALKABLE) != 0) | self._is_start(maps, at)
+        v.require("start_override", ok, "-1 (none) or an accessible cell or a start cell of the map")
+
+    def _is_start(self, maps: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """Whether each cell is a start cell of its map."""
+        counted = np.arange(self.start_cells.shape[1])[None, :] < self.start_count[maps][:, None]
+        return ((self.start_cells[maps] == cells[:, None]) & counted).any(axis=1)
 
     def _pad(self, table: np.ndarray) -> np.ndarray:
         """A (planes, H, W) table as (planes, C) over padded cells (0 on the border)."""

@@ -18,13 +18,14 @@ from gridsim.api.settings import (
     check_choice,
     check_max_steps,
 )
-from gridsim.errors import InvalidArgumentError
+from gridsim.errors import InvalidArgumentError, InvalidStateError
 from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
 from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
 from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
 from gridsim.single import SingleEnvView
+from gridsim.state import StateView
 from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
@@ -121,6 +122,9 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     has_step_infos = True
     stat_extras = {"success": "stat_success"}
     cell_px: int  # render size of a cell, set by __init__
+    # set_state keys of the parts of the state, for messages.
+    STATE_LABELS = {"record.agent": "agent_pos", "record.objects": "objs", "record.above": "obj_above",
+                    "record.below": "obj_below", "record.held": "lifted_obj_idx"}
 
     SETTINGS = {
         **COMMON_SETTINGS,
@@ -256,22 +260,21 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         """Inject a state dict (the format of :meth:`get_state`), stored verbatim.
 
         Only types and ranges are checked (coordinates 0..6, links and the held object None
-        or 0..2, timer 0..2**31 - 1); consistency is not required, and inconsistent states
-        evolve exactly as in the original. The env's episode counter and random stream are
-        kept; a pending end of episode is cleared. Returns ``(obs, {"action_mask": ...})``.
+        or 0..2, timer 0 up to the episode's step limit); consistency is not required, and
+        inconsistent states evolve exactly as in the original. The env's episode counter and
+        random stream are kept; a pending end of episode is cleared. Returns
+        ``(obs, {"action_mask": ...})``.
+
+        Raises:
+            InvalidStateError: a value of the wrong type or out of range (nothing is changed).
         """
         self._check_open()
         i = self._index(index)
-        agent, objs, held, timer = _validate_state(state)
+        v = self._unit_view(i)
+        _put_state(v, state, i)
+        v["needs_reset"][0] = False
+        self._write_checked(v)
         st = self.state
-        st.agent[i] = agent
-        for j, (x, y, above, below) in enumerate(objs):
-            st.obj_pos[i, j] = (x, y)
-            st.above[i, j] = above
-            st.below[i, j] = below
-        st.held[i] = held
-        st.timer[i] = timer
-        st.needs_reset[i] = False
         self._own_obs()
         self.kernel.observe()
         self._was_reset = True  # an injected state is a valid place to step from
@@ -308,39 +311,39 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         return "\n".join(lines) + "\n"
 
 
-def _int(value, lo: int, hi: int, what: str, allow_none: bool = False) -> int:
-    if value is None and allow_none:
-        return -1
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not lo <= int(value) <= hi:
-        kind = f"None or an integer in {lo}..{hi}" if allow_none else f"an integer in {lo}..{hi}"
-        raise ValueError(f"{what} must be {kind}, got {value!r}")
-    return int(value)
-
-
-def _validate_state(state: Mapping[str, Any]):
-    """Check a gridroboman state dict's types and ranges; returns its fields as ints (-1 = None)."""
+def _put_state(v: StateView, state: Mapping[str, Any], i: int):
+    """Write a gridroboman state dict into a one-env view; its ranges are checked with the view."""
+    r = _core.ROBOMAN_RECORD
     if not isinstance(state, Mapping):
-        raise ValueError(f"state must be a dict, got {type(state).__name__}")
+        raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
     missing = {"agent_pos", "objs", "lifted_obj_idx", "timer"} - set(state)
     if missing:
-        raise ValueError(f"state is missing {sorted(missing)}")
+        raise InvalidStateError(f"state is missing {sorted(missing)}", env=i)
+
+    def link(value, part: str):  # None is stored as -1, which the dict itself never holds
+        if value is None:
+            return -1
+        if isinstance(value, numbers.Integral) and value < 0:
+            v.fail("record", 0, f" is {value!r}; allowed: None or 0..2 (red, green, blue)", part)
+        return value
+
     pos = state["agent_pos"]
     if not isinstance(pos, (tuple, list)) or len(pos) != 2:
-        raise ValueError(f"agent_pos must be (x, y), got {pos!r}")
-    agent = (_int(pos[0], 0, 6, "agent_pos x"), _int(pos[1], 0, 6, "agent_pos y"))
+        v.fail("record", 0, f"must be (x, y), got {pos!r}", "agent")
+    for k in range(2):
+        v.put_int("record", pos[k], r["AX"] + k, "agent")
     objs = state["objs"]
     if not isinstance(objs, (list, tuple)) or len(objs) != 3:
-        raise ValueError("objs must be a list of 3 dicts (red, green, blue)")
-    out = []
+        v.fail("record", 0, "must be a list of 3 dicts (red, green, blue)", "objects")
     for j, o in enumerate(objs):
         if not isinstance(o, Mapping) or set(o) != {"x", "y", "obj_above", "obj_below"}:
-            raise ValueError(f"objs[{j}] must be a dict with keys x, y, obj_above, obj_below")
-        out.append((_int(o["x"], 0, 6, f"objs[{j}].x"), _int(o["y"], 0, 6, f"objs[{j}].y"),
-                    _int(o["obj_above"], 0, 2, f"objs[{j}].obj_above", True),
-                    _int(o["obj_below"], 0, 2, f"objs[{j}].obj_below", True)))
-    held = _int(state["lifted_obj_idx"], 0, 2, "lifted_obj_idx", True)
-    timer = _int(state["timer"], 0, 2**31 - 1, "timer")
-    return agent, out, held, timer
+            v.fail("record", 0, f"objs[{j}] must be a dict with keys x, y, obj_above, obj_below", "objects")
+        v.put_int("record", o["x"], r["OBJ"] + 2 * j, "objects")
+        v.put_int("record", o["y"], r["OBJ"] + 2 * j + 1, "objects")
+        v.put_int("record", link(o["obj_above"], "above"), r["ABOVE"] + j, "above")
+        v.put_int("record", link(o["obj_below"], "below"), r["BELOW"] + j, "below")
+    v.put_int("record", link(state["lifted_obj_idx"], "held"), r["HELD"], "held")
+    v.put_int("timer", state["timer"])
 
 
 class RobomanEnv(SingleEnvView):

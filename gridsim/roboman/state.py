@@ -10,7 +10,7 @@ import gridsim._core as _core
 from gridsim.events import num_fields
 from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASKS
-from gridsim.state import BatchState, Field
+from gridsim.state import BatchState, Field, StateView
 
 __all__ = ["RobomanState"]
 
@@ -46,6 +46,20 @@ class RobomanState(BatchState):
         Field("stat_success", np.bool_, ("N",), "the episode that ended was terminated (solved)"),
     )
 
+    # int64: a timer of 2**31 - 1 counts on, as the original's int does.
+    STEP_FIELD = "timer"
+    STEP_MAX = 2**31 - 1
+    MAX_STEPS_DTYPE = np.int64
+
+    # The parts of a record: name -> (first column, columns, lowest value, highest value, meaning).
+    RECORD_PARTS = {
+        "agent": ("AX", 2, 0, 6, "(x, y on the 7x7 grid)"),
+        "objects": ("OBJ", 6, 0, 6, "(x, y of red, green, blue on the 7x7 grid)"),
+        "above": ("ABOVE", 3, -1, 2, "(-1 = None, else an object: 0 red, 1 green, 2 blue)"),
+        "below": ("BELOW", 3, -1, 2, "(-1 = None, else an object: 0 red, 1 green, 2 blue)"),
+        "held": ("HELD", 1, -1, 2, "(-1 = None, else an object: 0 red, 1 green, 2 blue)"),
+    }
+
     def __init__(self, num_envs: int, task_set: Sequence[int], *, obs_kind: int = 0,
                  task_in_obs: bool = False, autoreset_mode: int = 0, max_steps: int = 50,
                  exclude_solved: bool = False, events: bool = False, max_events: int = 16):
@@ -77,6 +91,24 @@ class RobomanState(BatchState):
         self.task = self.record[:, r["TASK"]]  # (N,) task id
         assert np.shares_memory(self.obj_pos, self.record)
         self.task[:] = self.task_set[0]
+
+    def check_own(self, v: StateView):
+        """Every record field in its range, and the task that of the env's slot.
+
+        Links need not agree: inconsistent states evolve as in the original, and the kernel reads
+        nothing outside the record.
+        """
+        layout = _core.ROBOMAN_RECORD
+        record = v["record"]
+        for part, (start, width, lo, hi, meaning) in self.RECORD_PARTS.items():
+            first = layout[start]
+            v.in_range("record", lo, hi, meaning, values=record[:, first : first + width], part=part)
+        v.in_range("task_slot", 0, len(self.task_set) - 1, "(an index into the env's task list)")
+        task = record[:, layout["TASK"]]
+        v.require("record", task == self.task_set[v["task_slot"]], "the task id task_set[task_slot]", shown=task,
+                  part="task")
+        for name in ("action_mask", "final_action_mask"):
+            v.in_range(name, 0, 1)
 
     @property
     def obs_shape(self) -> tuple[int, ...]:
