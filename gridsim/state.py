@@ -186,7 +186,7 @@ class BatchState:
         return frozenset()
 
     def view(self, source: Mapping[str, Any] | None = None, units=None, labels: Mapping[str, str] | None = None,
-             widen: bool = False) -> StateView:
+             widen: bool = False, row: int | None = None) -> StateView:
         """A :class:`StateView` of the saved fields of ``units`` (None: every world).
 
         Args:
@@ -196,6 +196,7 @@ class BatchState:
             labels: names for messages (``set_state`` names its own keys).
             widen: store integer fields as int64 so that Python values outside a field's
                 dtype are checked against its real range (``put_int``); they must fit when written.
+            row: the env that messages name (a one-world view of ``set_state``).
         """
         key = slice(None) if units is None else np.asarray(units, np.intp)
         values: dict[str, np.ndarray] = {}
@@ -209,7 +210,7 @@ class BatchState:
             if widen and v.dtype.kind == "i":
                 v = v.astype(np.int64)
             values[f.name] = v
-        return StateView(values, np.arange(self.num_units)[key], len(self.obs) // self.num_units, labels, widen)
+        return StateView(values, np.arange(self.num_units)[key], len(self.obs) // self.num_units, labels, widen, row)
 
     def _gather(self, f: Field, arr: np.ndarray, key) -> np.ndarray:
         """``arr``'s entries of the worlds ``key``, worlds first."""
@@ -295,11 +296,13 @@ class StateView:
         labels: field name -> the name a message uses for it (``set_state`` uses its own keys).
         widened: integer fields are held as int64 (values from Python, checked against each
             field's dtype before they are written).
+        row: the env messages name for a one-world view (the row ``set_state`` was given).
     """
 
     def __init__(self, values: dict[str, np.ndarray], units: np.ndarray, rows_per_unit: int,
-                 labels: Mapping[str, str] | None = None, widened: bool = False):
+                 labels: Mapping[str, str] | None = None, widened: bool = False, row: int | None = None):
         self.values = values
+        self.row = row
         self.widened = widened
         self.units = units
         self.rows_per_unit = rows_per_unit
@@ -316,6 +319,8 @@ class StateView:
 
     def env_of(self, position: int) -> int:
         """The env (output row) of the ``position``-th checked world: a world's first row."""
+        if self.row is not None:
+            return self.row
         return int(self.units[position]) * self.rows_per_unit
 
     def fail(self, name: str, position: int, message: str, part: str = ""):

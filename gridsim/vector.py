@@ -650,9 +650,9 @@ class GridVectorEnv(VectorEnv):
         """Check a view of candidate values against the engine's and the family's invariants."""
         self.state.check(view, num_event_types=len(getattr(self, "EVENT_SPECS", ())))
 
-    def _unit_view(self, unit: int) -> StateView:
-        """A copy of one world's saved fields to change, check and write (``set_state``)."""
-        return self.state.view(units=[unit], labels=self.STATE_LABELS, widen=True)
+    def _unit_view(self, unit: int, row: int | None = None) -> StateView:
+        """A copy of one world's saved fields to change, check and write (``set_state`` of ``row``)."""
+        return self.state.view(units=[unit], labels=self.STATE_LABELS, widen=True, row=unit if row is None else row)
 
     def _write_checked(self, view: StateView):
         """Check a changed :meth:`_unit_view`, then write it: all or nothing."""

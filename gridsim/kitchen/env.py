@@ -278,7 +278,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         k = self._kitchen(index)
         st, tables = self.state, self.level.tables
         W, H = self.level.width, self.level.height
-        v = self._unit_view(k)
+        v = self._unit_view(k, self._index(index))
 
         def cell(xy, field, what):
             ok = isinstance(xy, (tuple, list)) and len(xy) == 2 and all(
@@ -294,7 +294,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
                 v.fail(field, 0, f"{what}: {name!r} is not an item this level can hold (None or a full item name)")
 
         if not isinstance(state, Mapping) or not isinstance(state.get("agents"), (list, tuple)):
-            raise InvalidStateError("a kitchen state is a dict with a list 'agents' (get_state())", env=index)
+            raise InvalidStateError("a kitchen state is a dict with a list 'agents' (get_state())", env=v.row)
         agents = state["agents"]
         if len(agents) != self.num_agents or not all(isinstance(a, Mapping) and "pos" in a for a in agents):
             v.fail("agent_cell", 0, f"must list {self.num_agents} agents, each a dict with 'pos' and 'held'")

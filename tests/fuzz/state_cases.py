@@ -51,7 +51,7 @@ CASES = {
                                               task_in_obs=True, events=True, max_episode_steps=7),
     "roboman-grid": lambda: RobomanVectorEnv(2, task="StackGreenOnBlue", obs_type="grid",
                                              autoreset_mode="SameStep"),
-    "kitchen-rows": lambda: KitchenVectorEnv(2, level="kitchen/open-divider_salad", agent_rows=True, events=True,
+    "kitchen-rows": lambda: KitchenVectorEnv(4, level="kitchen/open-divider_salad", agent_rows=True, events=True,
                                              max_episode_steps=20),
     "kitchen-three": lambda: KitchenVectorEnv(2, level="kitchen/partial-divider_salad", num_agents=3,
                                               autoreset_mode="SameStep"),
