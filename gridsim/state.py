@@ -199,27 +199,31 @@ class BatchState:
             row: the env that messages name (a one-world view of ``set_state``).
         """
         key = slice(None) if units is None else np.asarray(units, np.intp)
-        values: dict[str, np.ndarray] = {}
+        view = StateView({}, np.arange(self.num_units)[key], len(self.obs) // self.num_units, labels, widen, row)
         for f in self.fields():
             if not f.saved:
                 continue
             arr = getattr(self, f.name) if source is None else np.asarray(source[f.name])
-            v = self._gather(f, arr, key)
-            if source is None and units is None:  # a basic slice: a view of the state
+            axis = f.shape[0]
+            if axis in self.AXIS_INDEX:  # the rows the worlds use, each once
+                index = getattr(self, self.AXIS_INDEX[axis])[key]
+                if units is None:
+                    ids, inverse = np.arange(len(arr)), index
+                else:
+                    ids, inverse = np.unique(index, return_inverse=True)
+                    arr = arr[ids]
+                view.row_ids[f.name], view.row_index[f.name] = ids, inverse.reshape(-1)
+                v = arr
+            elif axis == "R":
+                v = arr.reshape(self.num_units, -1, *arr.shape[1:])[key]
+            else:
+                v = arr[key]
+            if source is None and units is None:  # basic slices: views of the state
                 v = v.copy()
             if widen and v.dtype.kind == "i":
                 v = v.astype(np.int64)
-            values[f.name] = v
-        return StateView(values, np.arange(self.num_units)[key], len(self.obs) // self.num_units, labels, widen, row)
-
-    def _gather(self, f: Field, arr: np.ndarray, key) -> np.ndarray:
-        """``arr``'s entries of the worlds ``key``, worlds first."""
-        axis = f.shape[0]
-        if axis == "R":
-            return arr.reshape(self.num_units, -1, *arr.shape[1:])[key]
-        if axis in self.AXIS_INDEX:
-            return arr[getattr(self, self.AXIS_INDEX[axis])[key]]
-        return arr[key]
+            view.values[f.name] = v
+        return view
 
     def write_units(self, view: StateView):
         """Write a checked view back (every saved field but the static ones)."""
@@ -233,7 +237,7 @@ class BatchState:
             if axis == "R":
                 arr.reshape(self.num_units, -1, *arr.shape[1:])[key] = v
             elif axis in self.AXIS_INDEX:
-                arr[getattr(self, self.AXIS_INDEX[axis])[key]] = v
+                arr[view.row_ids[f.name]] = v
             else:
                 arr[key] = v
 
@@ -290,6 +294,10 @@ class StateView:
     checked worlds on its first axis: a row field (``R``) is reshaped to (worlds, rows per
     world, ...), a field stored per map is gathered per world.
 
+    A field stored per something else than worlds (nav's maps, ``BatchState.AXIS_INDEX``) keeps
+    its own rows, each checked once: ``row_index[name]`` gives each world's row of the view and
+    ``row_ids[name]`` which rows of the batch's array the view's rows are.
+
     Attributes:
         values: field name -> candidate array.
         units: the worlds checked, as indices into the batch.
@@ -303,6 +311,9 @@ class StateView:
                  labels: Mapping[str, str] | None = None, widened: bool = False, row: int | None = None):
         self.values = values
         self.row = row
+        # Fields stored per something else (AXIS_INDEX): their rows are checked once each.
+        self.row_index: dict[str, np.ndarray] = {}  # name -> (worlds,) index into the view's rows
+        self.row_ids: dict[str, np.ndarray] = {}  # name -> which rows of the state's array they are
         self.widened = widened
         self.units = units
         self.rows_per_unit = rows_per_unit
@@ -317,26 +328,26 @@ class StateView:
             return self.labels[f"{name}.{part}"]
         return self.labels.get(name, name) + (f" ({part})" if part else "")
 
-    def env_of(self, position: int) -> int:
+    def env_of(self, position: int | None) -> int | None:
         """The env (output row) of the ``position``-th checked world: a world's first row."""
         if self.row is not None:
             return self.row
-        return int(self.units[position]) * self.rows_per_unit
+        return None if position is None else int(self.units[position]) * self.rows_per_unit
 
-    def fail(self, name: str, position: int, message: str, part: str = ""):
+    def fail(self, name: str, position: int | None, message: str, part: str = ""):
         """Raise InvalidStateError for the ``position``-th checked world (``part``: of the field)."""
         env = self.env_of(position)
         sep = "" if message.startswith(" ") else ": "
         field = self.labels.get(f"{name}.{part}", self.labels.get(name, name))
-        raise InvalidStateError(f"state field {self.label(name, part)!r} of env {env}{sep}{message}", field=field,
-                                env=env)
+        of = f" of env {env}" if env is not None else " (a row no env uses)"
+        raise InvalidStateError(f"state field {self.label(name, part)!r}{of}{sep}{message}", field=field, env=env)
 
     def require(self, name: str, ok, allowed: str, shown=None, part: str = ""):
         """Every entry of ``ok`` (worlds first) is True, else InvalidStateError naming the first bad one.
 
         Args:
             name: the field (its label is named).
-            ok: bool array, the checked worlds on axis 0.
+            ok: bool array, the checked worlds (or the field's own rows, see above) on axis 0.
             allowed: what the field may hold, for the message.
             shown: the values to quote (default: the field's own), same shape as ``ok``, or a
                 function returning them (called only when a value is bad).
@@ -346,13 +357,17 @@ class StateView:
         if ok.all():
             return
         flat = ok.reshape(len(ok), -1)
-        position = int(np.flatnonzero(~flat.all(axis=1))[0])
-        entry = int(np.flatnonzero(~flat[position])[0])
+        first = int(np.flatnonzero(~flat.all(axis=1))[0])
+        entry = int(np.flatnonzero(~flat[first])[0])
         values = self.values[name] if shown is None else shown() if callable(shown) else shown
         values = np.broadcast_to(np.asarray(values), ok.shape).reshape(len(ok), -1)
         where = "" if flat.shape[1] == 1 else f" at {tuple(int(k) for k in np.unravel_index(entry, ok.shape[1:]))}"
-        value = values[position, entry]
+        value = values[first, entry]
         value = value.item() if hasattr(value, "item") else value
+        position: int | None = first
+        if name in self.row_index:  # a row of the field: name the first world that uses it
+            users = np.flatnonzero(self.row_index[name] == first)
+            position = int(users[0]) if len(users) else None
         self.fail(name, position, f"{where} is {value!r}; allowed: {allowed}", part)
 
     def in_range(self, name: str, lo, hi, allowed: str = "", values=None, part: str = ""):

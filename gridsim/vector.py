@@ -11,6 +11,8 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Callable, Mapping
+from functools import partial
+from operator import is_not
 from typing import Any
 
 import gymnasium as gym
@@ -670,6 +672,9 @@ class GridVectorEnv(VectorEnv):
             seeds = None
         if seeds is None or len(seeds) != U:
             raise InvalidStateError(f"state['seeds'] must be a list of {U} seeds (one per world)", field="seeds")
+        # The usual case without a Python loop: every seed a non-negative int or None.
+        if set(map(type, seeds)) <= {int, type(None)} and min(filter(partial(is_not, None), seeds), default=0) >= 0:
+            return list(seeds)
         for i, s in enumerate(seeds):
             if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral) or s < 0):
                 env = i * (self.num_envs // U)

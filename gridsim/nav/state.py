@@ -235,7 +235,9 @@ class NavState(BatchState):
         if self.randomize_goals:
             changeable |= (self.level_flags & F_TERMINAL) != 0
         self.changeable = changeable  # (M, C) bool
-        self.changeable.setflags(write=False)
+        self.grid_map = self.map_id.copy() if self.mutable else np.arange(M, dtype=np.int32)  # (G,) map of each row
+        for arr in (self.changeable, self.grid_map):
+            arr.setflags(write=False)
 
     # ------------------------------------------------------------ injected states
 
@@ -252,24 +254,25 @@ class NavState(BatchState):
         Also: flags of those tiles, the level's fixed rewards (when shared), agents on accessible
         cells or start cells, and start overrides that a reset can use.
         """
-        n = len(v.units)
         maps = self.map_id[v.units]
-        v.in_range("grid", 0, len(self.tile_flags) - 1, "(tile ids of the alphabet)")
+        # The view's grid rows (shared by the worlds that play one map, or one per world) and their maps.
         grid = v["grid"]
+        grid_maps = self.grid_map[v.row_ids["grid"]]
+        v.in_range("grid", 0, len(self.tile_flags) - 1, "(tile ids of the alphabet)")
         d = self.alphabet.default_symbol
-        v.require("grid", (grid == self.level_tiles[maps]) | (self.changeable[maps] & (grid == self.default_tile)),
+        changed_ok = self.changeable[grid_maps] & (grid == self.default_tile)
+        v.require("grid", (grid == self.level_tiles[grid_maps]) | changed_ok,
                   f"the level's tile, or the default symbol {d!r} on a collectible cell (or a goal with "
                   "randomize_goals)")
         v.require("cell_flags", v["cell_flags"] == self.tile_flags[grid].astype(np.uint8), "the F_* flags of the tile")
         v.finite("cell_reward")
         if not self.per_env_table:
-            v.require("cell_reward", v["cell_reward"] == self.cell_reward[self.reward_index[v.units]],
+            v.require("cell_reward", v["cell_reward"] == self.cell_reward[v.row_ids["cell_reward"]],
                       "the level's fixed rewards")
         C = self.map_cells
         v.in_range("agent_cell", 0, C - 1, "(a cell of the padded map)")
         cell = v["agent_cell"]
-        rows = np.arange(n)
-        walkable = (v["cell_flags"][rows, cell] & F_WALKABLE) != 0
+        walkable = (v["cell_flags"][v.row_index["cell_flags"], cell] & F_WALKABLE) != 0
         v.require("agent_cell", walkable | self._is_start(maps, cell), "an accessible cell or a start cell of the map")
         start = v["start_override"]
         v.in_range("start_override", -1, C - 1, "(-1: none, else a cell)")
