@@ -205,7 +205,7 @@ class BatchState:
                 continue
             arr = getattr(self, f.name) if source is None else np.asarray(source[f.name])
             axis = f.shape[0]
-            if axis in self.AXIS_INDEX:  # the rows the worlds use, each once
+            if isinstance(axis, str) and axis in self.AXIS_INDEX:  # the rows the worlds use, each once
                 index = getattr(self, self.AXIS_INDEX[axis])[key]
                 if units is None:
                     ids, inverse = np.arange(len(arr)), index

@@ -688,7 +688,7 @@ class GridVectorEnv(VectorEnv):
         value = _scalar(value)
         info = np.iinfo(self.state.MAX_STEPS_DTYPE)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or \
-                not info.min <= value <= info.max:
+                not info.min <= int(value) <= info.max:
             raise InvalidStateError(
                 f"state['max_steps'] is {value!r}; allowed: an integer in {info.min}..{info.max} (0 or less: none)",
                 field="max_steps",
