@@ -139,3 +139,17 @@ def test_gridsim_bench_times_any_level_by_name(capsys):
     assert "level roboman:LiftRed" in rows[0] and rows[3].split()[0] == "vector"
     assert main(["bench", "--level", "examples/maze:9", "--obs", "view", *tiny]) == 0
     assert capsys.readouterr().out.splitlines()[3].split()[0] == "view"
+
+
+def test_bench_state_prints_json_lines():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "bench/bench_state.py", "--num-envs", "8", "--repeats", "1"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["family"] for r in records] == ["nav", "roboman", "kitchen"]
+    for r in records:
+        assert MACHINE_KEYS <= r.keys()
+        assert r["bench"] == "bench_state" and r["num_envs"] == 8
+        assert r["load_state_dict_s"] > 0 and r["set_state_s"] > 0
