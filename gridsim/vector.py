@@ -612,7 +612,8 @@ class GridVectorEnv(VectorEnv):
         st = self.state
         if not isinstance(state, Mapping):
             raise InvalidStateError(f"a state is a dict of arrays (state_dict()), got {type(state).__name__}")
-        if _scalar(state.get("num_envs")) != self.num_envs:
+        num_envs = _scalar(state.get("num_envs"))
+        if not isinstance(num_envs, numbers.Integral) or num_envs != self.num_envs:
             raise InvalidStateError(
                 f"state has num_envs={state.get('num_envs')!r}, this env has {self.num_envs}", field="num_envs"
             )

@@ -366,7 +366,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             v.put_int("episode", state["episode"])
         if "key" in state:
             key = state["key"]
-            if not isinstance(key, (tuple, list, np.ndarray)) or len(key) != 2:
+            if not _is_pair(key):
                 v.fail("key", 0, f"must be two 64-bit integers (hi, lo), got {key!r}")
             for j in range(2):
                 v.put_int("key", key[j], j)
@@ -389,7 +389,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
     def _parse_pos(self, pos, i: int) -> tuple[int, int]:
         """A ``pos`` value as (row, col) inside the map."""
         H, W = self.level.height, self.level.width
-        ok = isinstance(pos, (tuple, list, np.ndarray)) and len(pos) == 2 and all(
+        ok = _is_pair(pos) and all(
             isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in pos)
         if not ok or not (0 <= pos[0] < H and 0 <= pos[1] < W):
             raise InvalidStateError(f"state field 'pos' of env {i}: {pos!r}; allowed: (row, col) with row in "
@@ -444,6 +444,12 @@ class NavEnv(SingleEnvView):
     """
 
     vector_class = NavVectorEnv
+
+
+def _is_pair(value) -> bool:
+    """A tuple, list or 1-d array of two entries."""
+    one_d = isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim == 1)
+    return one_d and len(value) == 2
 
 
 def make_nav_vec(level: str, num_envs: int = 1, **kwargs: Any) -> NavVectorEnv:

@@ -30,7 +30,8 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database
 # Python values that probe every range check and every conversion.
 ADVERSARIAL = [0, 1, -1, 2, 3, 6, 7, 100000, 2**15 - 1, -(2**15), 2**31 - 1, -(2**31), 2**31, 2**63 - 1,
                -(2**63), 2**64 - 1, 2**64, 2**70, 1.5, math.nan, math.inf, -math.inf, True, False, None,
-               "False", "1", "", (1,), (1, 2, 3), [0, 0], {}, object()]
+               "False", "1", "", (1,), (1, 2, 3), [0, 0], {}, object(), np.array(5), np.array([1, 2]),
+               np.int64(-1), np.uint64(2**64 - 1), np.float32("nan")]
 VALUE = st.sampled_from(ADVERSARIAL) | st.integers(-(2**33), 2**33)
 
 
