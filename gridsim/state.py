@@ -291,8 +291,8 @@ class StateView:
     ``set_state``, ``load_state_dict`` and the state properties build one, change it, have
     :meth:`BatchState.check` verify every invariant on it (vectorised numpy, never the step
     path), and only then write it (:meth:`BatchState.write_units`). Every array has the
-    checked worlds on its first axis: a row field (``R``) is reshaped to (worlds, rows per
-    world, ...), a field stored per map is gathered per world.
+    checked worlds on its first axis (a row field, ``R``, is reshaped to (worlds, rows per
+    world, ...)), except the fields below.
 
     A field stored per something else than worlds (nav's maps, ``BatchState.AXIS_INDEX``) keeps
     its own rows, each checked once: ``row_index[name]`` gives each world's row of the view and
@@ -349,8 +349,7 @@ class StateView:
             name: the field (its label is named).
             ok: bool array, the checked worlds (or the field's own rows, see above) on axis 0.
             allowed: what the field may hold, for the message.
-            shown: the values to quote (default: the field's own), same shape as ``ok``, or a
-                function returning them (called only when a value is bad).
+            shown: the values to quote (default: the field's own), broadcastable to ``ok``.
             part: the part of the field checked (``"agent"`` of roboman's ``record``), for the message.
         """
         ok = np.asarray(ok, np.bool_)
@@ -359,7 +358,7 @@ class StateView:
         flat = ok.reshape(len(ok), -1)
         first = int(np.flatnonzero(~flat.all(axis=1))[0])
         entry = int(np.flatnonzero(~flat[first])[0])
-        values = self.values[name] if shown is None else shown() if callable(shown) else shown
+        values = self.values[name] if shown is None else shown
         values = np.broadcast_to(np.asarray(values), ok.shape).reshape(len(ok), -1)
         where = "" if flat.shape[1] == 1 else f" at {tuple(int(k) for k in np.unravel_index(entry, ok.shape[1:]))}"
         value = values[first, entry]
