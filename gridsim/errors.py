@@ -132,6 +132,8 @@ class InvalidStateError(GridSimError, ValueError):
         env: index of the first env whose value is wrong, or None when it is not about one env.
     """
 
+    code: int | None = None  # the level API's result code, set when write_property raises it
+
     def __init__(self, message: str, field: str = "", env: int | None = None):
         self.field = field
         self.env = env

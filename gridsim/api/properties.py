@@ -64,7 +64,10 @@ class PropertyTable:
         return attr
 
     def lookup(self, key: str, need: PropertyAttribute) -> Property | None:
-        """The property of ``key`` if it allows ``need``; raises with the Lab2D code otherwise."""
+        """The property of ``key`` if it allows ``need``; raises with the Lab2D code otherwise.
+
+        None only for a key that groups others and is asked for LISTABLE.
+        """
         if not isinstance(key, str):
             raise property_error(PropertyResult.INVALID_ARGUMENT, f"property keys are str, got {type(key).__name__}")
         if not self.exists(key):
@@ -74,6 +77,12 @@ class PropertyTable:
                     PropertyAttribute.LISTABLE: "listable"}[need]
             raise property_error(PropertyResult.PERMISSION_DENIED, f"property {key!r} is not {verb}")
         return self.entries.get(key)
+
+    def entry(self, key: str, need: PropertyAttribute) -> Property:
+        """The readable or writable property of ``key``: :meth:`lookup` for ``need`` READABLE or WRITABLE."""
+        prop = self.lookup(key, need)
+        assert prop is not None  # attributes() grants READABLE and WRITABLE only to entries
+        return prop
 
     def children(self, key: str) -> list[tuple[str, PropertyAttribute]]:
         """The keys directly under ``key`` (full keys) with their attributes."""

@@ -241,7 +241,7 @@ def accepts_settings(init: Callable) -> Callable:
     return wrapper
 
 
-def _check_keywords(env, wrapper: Callable, own: set[str], forwards: bool, kwargs: Mapping[str, Any]) -> None:
+def _check_keywords(env: object, wrapper: Callable, own: set[str], forwards: bool, kwargs: Mapping[str, Any]) -> None:
     """Raise a TypeError naming the valid keyword arguments and the closest one for an unknown name.
 
     Every family constructor (hence :func:`gridsim.make` and ``gymnasium.make_vec``) passes
@@ -250,9 +250,12 @@ def _check_keywords(env, wrapper: Callable, own: set[str], forwards: bool, kwarg
     """
     valid = set(own)
     if forwards:
-        owner = next(c for c in type(env).__mro__ if c.__dict__.get("__init__") is wrapper)
+        mro = type(env).__mro__
+        owner = next(k for k, c in enumerate(mro) if c.__dict__.get("__init__") is wrapper)
         try:
-            base = inspect.signature(super(owner, env).__init__).parameters.values()
+            # The next __init__ after the wrapper's class, bound as super() would bind it.
+            base_init = next(c.__dict__["__init__"] for c in mro[owner + 1 :] if "__init__" in c.__dict__)
+            base = list(inspect.signature(base_init).parameters.values())[1:]
         except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
             return
         if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in base):
@@ -301,7 +304,7 @@ def check_max_steps(value: Any, name: str = "max_episode_steps", optional: bool 
     """
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_STEPS_LIMIT:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= int(value) <= MAX_STEPS_LIMIT:
         allowed = " or None" if optional else ""
         raise InvalidArgumentError(f"{name} must be a positive integer up to {MAX_STEPS_LIMIT}{allowed}, got {value!r}")
     return int(value)

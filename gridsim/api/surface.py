@@ -269,7 +269,7 @@ class LevelApi:
         a = np.asarray(discrete)
         if a.shape != (N, len(d_spec)) and a.shape != (N,) + (() if len(d_spec) == 1 else (len(d_spec),)):
             raise InvalidActionError(f"discrete actions must have shape ({N}, {len(d_spec)}), got {a.shape}")
-        if len(self.single_action_space.shape) == 0:
+        if not self.single_action_space.shape:  # Discrete: one component per env
             return a.reshape(N)
         return a.reshape(N, len(d_spec))
 
@@ -310,13 +310,21 @@ class LevelApi:
             self.__dict__["_property_table"] = table
         return table
 
+    def _setting_property(self, key: str, decl: Setting) -> Property:
+        """The ``settings.<key>`` property: its value as text, and a writer when it is writable."""
+
+        def get(i: int | None) -> str:
+            return format_value(self.setting_value(key))
+
+        def set_(i: int | None, value: str) -> None:
+            self._write_setting(key, value)
+
+        return Property(get=get, set=set_ if decl.writable else None, doc=decl.doc)
+
     def _build_properties(self) -> PropertyTable:
         t = PropertyTable()
         for key, decl in self._all_settings().items():
-            t.add(f"settings.{key}", Property(
-                get=lambda i, key=key: format_value(self.setting_value(key)),
-                set=(lambda i, v, key=key: self._write_setting(key, v)) if decl.writable else None,
-                doc=decl.doc))
+            t.add(f"settings.{key}", self._setting_property(key, decl))
         src = self.level_source
         t.add("level.name", Property(lambda i: self._level_name()))
         t.add("level.argument", Property(lambda i: "" if src is None else src.argument))
@@ -376,7 +384,7 @@ class LevelApi:
             ValueError: a per-env key without a valid index (``.code`` INVALID_ARGUMENT).
         """
         self._check_open()
-        prop = self.properties.lookup(key, PropertyAttribute.READABLE)
+        prop = self.properties.entry(key, PropertyAttribute.READABLE)
         return prop.get(self._row(key, prop, index))
 
     def write_property(self, key: str, value: str, index: int | None = None) -> None:
@@ -392,11 +400,12 @@ class LevelApi:
                 nothing is written.
         """
         self._check_open()
-        prop = self.properties.lookup(key, PropertyAttribute.WRITABLE)
+        prop = self.properties.entry(key, PropertyAttribute.WRITABLE)
         if not isinstance(value, str):
             raise property_error(PropertyResult.INVALID_ARGUMENT,
                                  f"property values are strings, got {type(value).__name__}")
         row = self._row(key, prop, index)
+        assert prop.set is not None  # entry() grants WRITABLE only to keys with a setter
         try:
             prop.set(row, value)
         except InvalidStateError as e:  # a value that parses but breaks the family's invariants
