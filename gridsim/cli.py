@@ -7,6 +7,16 @@ import json
 import os
 import sys
 import warnings
+from pathlib import Path
+
+
+def level_argument(text: str) -> str | Path:
+    """A ``--level`` or id argument: a file that exists (``./mine.txt``) as a Path, else the name.
+
+    Library calls resolve a str only inside the level directories; a file named on the
+    command line is the user's explicit choice, so it is loaded from where it is.
+    """
+    return Path(text) if os.path.isfile(text) else text
 
 
 def _bench(args) -> int:
@@ -303,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"gridsim {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("bench", help="throughput of a level, by name (env-steps per second)")
-    b.add_argument("--level", default="nav/room5_medium",
+    b.add_argument("--level", default="nav/room5_medium", type=level_argument,
                    help="a level name, as gridsim.make takes it (default: nav/room5_medium)")
     b.add_argument("--level-directory", default=None, metavar="DIR",
                    help="a folder searched for --level before the built-in levels")
@@ -321,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: when stderr is a terminal and without --json)")
     b.set_defaults(fn=_bench)
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
-    e.add_argument("id", help="a registered id or a level name (gridsim/PixelWorld-room1_small-v0, nav/four_rooms)")
+    e.add_argument("id", type=level_argument,
+                   help="a registered id, a level name or a level file "
+                        "(gridsim/PixelWorld-room1_small-v0, nav/four_rooms, ./mine.txt)")
     e.add_argument("--policy", default="random",
                    help="random (uniform, respects action masks), module:attr (a callable, torch module, class, "
                         "or module:factory()) or a .pt file (TorchScript, or a module saved whole)")
@@ -333,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
     e.set_defaults(fn=_eval)
     r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
-    r.add_argument("id", help="a registered id or a level name "
+    r.add_argument("id", type=level_argument, help="a registered id or a level name "
                               "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad)")
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",

@@ -386,7 +386,7 @@ def _seed_list(seeds) -> list[int]:
 
 def _open_env(env, n_seeds: int, num_envs, num_threads, env_kwargs):
     """The vector env to run, whether evaluate owns it (and closes it), and its name."""
-    if isinstance(env, str):
+    if isinstance(env, (str, os.PathLike)):
         kwargs = dict(env_kwargs or {})
         clash = sorted(set(kwargs) & set(_OWN_KWARGS))
         if clash:
@@ -399,16 +399,16 @@ def _open_env(env, n_seeds: int, num_envs, num_threads, env_kwargs):
         # Statistics are read from the state when an episode ends; the info copies are not needed.
         kwargs = {"episode_stats": False, **kwargs, "autoreset_mode": "NextStep", "copy": False,
                   "num_threads": num_threads}
-        if env in gym.registry:
+        if isinstance(env, str) and env in gym.registry:
             entry = gym.spec(env).vector_entry_point
             if not (isinstance(entry, str) and entry.startswith("gridsim.")):
                 raise TypeError(f"{env!r} is not a gridsim id: evaluate runs gridsim envs "
                                 "(`gridsim list` prints the ids)")
             envs = gym.make_vec(env, num_envs=int(num_envs), vectorization_mode="vector_entry_point", **kwargs)
-        else:  # a level name, as gridsim.make takes it
+        else:  # a level name, or a file as a Path, as gridsim.make takes them
             envs = gym.make_vec("gridsim/Level-v0", num_envs=int(num_envs), vectorization_mode="vector_entry_point",
                                 level=env, **kwargs)
-        return envs, True, env
+        return envs, True, os.fspath(env)
     if num_envs is not None or num_threads != 1 or env_kwargs:
         raise ValueError("evaluate runs an env passed in as it is: num_envs, num_threads and env_kwargs apply "
                          "only to an env it makes from an id or a level name")
@@ -492,8 +492,8 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
             taken as the actions; a tuple output's first item is used. ``"random"`` is a
             :class:`RandomPolicy`.
         env: a registered id (``"gridsim/PixelWorld-room1_small-v0"``), a level name as :func:`gridsim.make`
-            takes it (``"nav/four_rooms"``, ``"roboman:LiftRed"``), or a gridsim vector env,
-            which is reset with the seeds and left open.
+            takes it (``"nav/four_rooms"``, ``"roboman:LiftRed"``, a level file as a ``pathlib.Path``),
+            or a gridsim vector env, which is reset with the seeds and left open.
         seeds: the episodes' seeds, non-negative ints (a range, a list, a numpy array).
         num_envs: rows of the batch (the env's ``num_envs``: with a kitchen's
             ``agent_rows=True``, kitchens times agents). Default: one per seed, at most 1024.

@@ -96,6 +96,19 @@ def test_bench_level_directory(tmp_path, capsys):
     assert "level nav/mine" in rows[0] and rows[3].split()[0] == "coords"
 
 
+def test_level_files_named_on_the_command_line_load_from_where_they_are(tmp_path, capsys, monkeypatch):
+    from gridsim.lookup import builtin_root
+
+    (tmp_path / "mine.txt").write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--steps", "2", "--repeats", "1", "--num-envs", "4", "--obs", "coords"]
+    for name in ["mine.txt", str(tmp_path / "mine.txt")]:  # relative and absolute
+        assert main(["bench", "--level", name, *tiny]) == 0
+        assert capsys.readouterr().out.splitlines()[3].split()[0] == "coords"
+    assert main(["eval", "mine.txt", "--seeds", "0:3"]) == 0
+    assert capsys.readouterr().out.startswith("mine.txt: policy random")
+
+
 def test_bench_unknown_level_is_one_line_before_the_header(capsys):
     assert main(["bench", "--level", "nav/four_romos", "--steps", "2", "--repeats", "1", "--num-envs", "4"]) == 2
     captured = capsys.readouterr()
