@@ -34,7 +34,7 @@ from gridsim.errors import (
     NameNotFoundError,
     PolicyError,
 )
-from gridsim.evaluate import EvalResult, RandomPolicy, evaluate
+from gridsim.evaluate import EvalResult, RandomPolicy, SweepResult, evaluate
 from gridsim.events import EventSpec
 from gridsim.kitchen import LevelParseError
 from gridsim.level import Level, make
@@ -77,6 +77,7 @@ __all__ = [
     "RobomanVectorEnv",
     "Setting",
     "SettingsError",
+    "SweepResult",
     "TaskSampler",
     "evaluate",
     "find_level",

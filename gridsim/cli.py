@@ -132,75 +132,59 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def load_policy(spec: str):
-    """The policy named on the command line: ``random``, ``module:attr`` or a ``.pt`` / ``.pth`` file.
-
-    ``module:attr`` imports ``module`` (the working directory is on the path) and takes
-    ``attr``: a callable or a torch module is the policy; a class is instantiated without
-    arguments; ``module:attr()`` calls ``attr`` without arguments and uses what it returns (a
-    factory). A ``.pt`` file is a TorchScript file (``torch.jit.save``) or a whole module saved
-    with ``torch.save(module, path)`` (unpickled with ``weights_only=False``: load only files
-    you trust); a state dict needs its module class, so give ``module:attr`` instead.
-
-    Raises:
-        ValueError: a spec in none of these forms, or a checkpoint that is not a module.
-        ImportError: the module, or torch for a checkpoint, cannot be imported.
-    """
-    import importlib
-    import inspect
-
-    if spec == "random":
-        return "random"
-    if spec.endswith((".pt", ".pth")):
-        try:
-            import torch
-        except ImportError as e:
-            raise ImportError(f"--policy {spec}: loading a checkpoint needs torch (pip install torch)") from e
-        if not os.path.exists(spec):
-            raise ValueError(f"--policy {spec}: no such file")
-        try:
-            module = torch.jit.load(spec, map_location="cpu")
-        except (RuntimeError, ValueError):  # not TorchScript: a pickled module
-            module = torch.load(spec, map_location="cpu", weights_only=False)
-        if not isinstance(module, torch.nn.Module):
-            raise ValueError(f"--policy {spec} holds a {type(module).__name__}, not a module: save the whole "
-                             "module (torch.save(model, path) or torch.jit.save), or give module:attr")
-        return module.eval()
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    call = attr.endswith("()")
-    obj = importlib.import_module(module_name)
-    for name in attr.removesuffix("()").split("."):
-        obj = getattr(obj, name)
-    if call or inspect.isclass(obj):
-        obj = obj()
-    return obj
-
-
 def _eval(args) -> int:
     import time
 
     import gridsim
+    from gridsim.evaluate import SweepResult, load_policy
 
     try:
         seeds = parse_seeds(args.seeds)
-        policy = load_policy(args.policy)
+        # Loaded here to report a bad spec at once; Ray workers get the spec and load it themselves.
+        policies = {spec: load_policy(spec) for spec in args.policy or ["random"]}
+        if args.ray:
+            policies = {spec: spec for spec in policies}
     except (ValueError, ImportError, AttributeError) as e:
         print(f"gridsim eval: error: {e}", file=sys.stderr)
         return 2
+    ray_kwargs = {}
+    if args.ray:
+        from gridsim import distributed
+
+        ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
+                      "num_envs_per_worker": args.num_envs, "num_threads_per_worker": args.num_threads,
+                      "progress": args.progress}
     start = time.perf_counter()
-    result = gridsim.evaluate(policy, args.id, seeds, num_envs=args.num_envs, num_threads=args.num_threads,
-                              progress=args.progress)
+    if len(policies) > 1 or len(args.id) > 1:
+        if args.ray:
+            table = distributed.sweep(policies, args.id, seeds, csv_path=args.out, **ray_kwargs)
+        else:
+            table = SweepResult()
+            for name, policy in policies.items():
+                for env in args.id:
+                    table.add(name, env, gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs,
+                                                          num_threads=args.num_threads, progress=args.progress))
+            if args.out:
+                table.to_csv(args.out)
+        print(table)
+        print(f"{len(table.rows)} evaluations of {len(seeds)} episodes in {time.perf_counter() - start:.3f} s")
+        if args.out:
+            print(f"wrote {args.out}")
+        return 0
+    (env,), (policy,) = args.id, policies.values()
+    if args.ray:
+        result = distributed.evaluate(policy, env, seeds, csv_path=args.out, **ray_kwargs)
+    else:
+        result = gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs, num_threads=args.num_threads,
+                                  progress=args.progress)
+        if args.out:
+            result.to_csv(args.out)
     seconds = time.perf_counter() - start
-    if args.out:
-        result.to_csv(args.out)
     s = result.summary()
     rows = [("return", s["return"]), ("success rate", s["success"]), ("length", s["length"])]
     rows += [(name, s[name]) for name in result.extras if name in s]
-    print(f"{args.id}: policy {result.policy}, {result.num_envs} envs")
+    workers = f" on {args.workers} Ray workers" if args.ray else ""
+    print(f"{env}: policy {result.policy}, {result.num_envs} envs{workers}")
     print(f"{'':<16} {'mean':>12} {'± 95% CI':>12} {'std':>12}")
     for name, st in rows:
         print(f"{name:<16} {st['mean']:>12.4f} {st['ci95']:>12.4f} {st['std']:>12.4f}")
@@ -213,6 +197,7 @@ def _eval(args) -> int:
 
 
 def _render(args) -> int:
+    from gridsim.evaluate import load_policy
     from gridsim.record import MEDIA_SUFFIXES, record_episode, write_frames
 
     def fail(message) -> int:
@@ -331,18 +316,24 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: when stderr is a terminal and without --json)")
     b.set_defaults(fn=_bench)
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
-    e.add_argument("id", type=level_argument,
-                   help="a registered id, a level name or a level file "
-                        "(gridsim/PixelWorld-room1_small-v0, nav/four_rooms, ./mine.txt)")
-    e.add_argument("--policy", default="random",
-                   help="random (uniform, respects action masks), module:attr (a callable, torch module, class, "
-                        "or module:factory()) or a .pt file (TorchScript, or a module saved whole)")
+    e.add_argument("id", nargs="+", type=level_argument,
+                   help="registered ids, level names or level files (gridsim/PixelWorld-room1_small-v0, "
+                        "nav/four_rooms, ./mine.txt); with several ids or policies, every policy runs on every env "
+                        "and one table is printed (--out: the table)")
+    e.add_argument("--policy", action="append", default=None,
+                   help="random (uniform, respects action masks; the default), module:attr (a callable, torch "
+                        "module, class, or module:factory()) or a .pt file (TorchScript, or a module saved whole); "
+                        "repeat it to compare several")
     e.add_argument("--seeds", default="0:100", help="a:b, a:b:step or a comma list (default 0:100)")
     e.add_argument("--out", default=None, help="write one CSV row per seed here")
     e.add_argument("--num-envs", type=int, default=None, help="rows of the batch (default: one per seed, up to 1024)")
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
+    e.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run on Ray actors (gridsim.distributed; pip install 'gridsim[ray]'): on this machine, or "
+                        "on the cluster at ADDRESS (auto, ray://head:10001)")
+    e.add_argument("--workers", type=int, default=2, help="Ray actors with --ray (default 2)")
     e.set_defaults(fn=_eval)
     r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
     r.add_argument("id", type=level_argument, help="a registered id or a level name "

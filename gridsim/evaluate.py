@@ -27,7 +27,7 @@ from gymnasium.vector import AutoresetMode
 from gridsim.errors import InvalidActionError, PolicyError
 from gridsim.vector import GridVectorEnv
 
-__all__ = ["EvalResult", "RandomPolicy", "evaluate"]
+__all__ = ["SWEEP_COLUMNS", "EvalResult", "RandomPolicy", "SweepResult", "evaluate", "load_policy", "sweep_items"]
 
 # The default batch: enough rows for every seed, up to this many.
 DEFAULT_MAX_ENVS = 1024
@@ -136,12 +136,18 @@ class EvalResult:
         Args:
             path: the file to write (replaced if it exists).
         """
-        cols = self.columns()
-        text = [_format_column(np.asarray(v)) for v in cols.values()]
         with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(",".join(cols) + "\n")
-            for row in zip(*text, strict=True):
-                f.write(",".join(row) + "\n")
+            f.write(self.csv_header())
+            f.write(self.csv_rows())
+
+    def csv_header(self) -> str:
+        """The header line of :meth:`to_csv`: the column names."""
+        return ",".join(self.columns()) + "\n"
+
+    def csv_rows(self) -> str:
+        """The lines of :meth:`to_csv` after the header, one per seed (a file can be written piece by piece)."""
+        text = [_format_column(np.asarray(v)) for v in self.columns().values()]
+        return "".join(",".join(row) + "\n" for row in zip(*text, strict=True))
 
     def __repr__(self) -> str:
         s = self.summary()
@@ -149,6 +155,80 @@ class EvalResult:
         return (f"EvalResult(env={self.env!r}, policy={self.policy!r}, episodes={len(self)}, "
                 f"return={r['mean']:.4g} ± {r['ci95']:.2g}, success={ok['mean']:.3f} ± {ok['ci95']:.2g}, "
                 f"length={ln['mean']:.4g})")
+
+
+SWEEP_COLUMNS = ("policy", "env", "episodes", "return_mean", "return_std", "return_ci95",
+                 "success_mean", "success_std", "success_ci95")
+
+
+@dataclass(eq=False)
+class SweepResult:
+    """Every policy on every env, over the same seeds: one row per (policy, env).
+
+    Attributes:
+        rows: dicts with the keys of :data:`SWEEP_COLUMNS`, policies in the outer order, envs in
+            the inner: ``return_*`` and ``success_*`` are the mean, sample standard deviation
+            and 95% half-width of :meth:`EvalResult.summary`.
+        results: the full :class:`EvalResult` of each (policy name, env).
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    results: dict[tuple[str, str], EvalResult] = field(default_factory=dict)
+
+    def add(self, name: str, env: str, result: EvalResult) -> None:
+        """Append the row of one evaluation."""
+        s = result.summary()
+        self.rows.append({"policy": name, "env": env, "episodes": s["episodes"],
+                          **{f"{stat}_{k}": s[stat][k] for stat in ("return", "success")
+                             for k in ("mean", "std", "ci95")}})
+        self.results[(name, env)] = result
+
+    def to_csv(self, path: str | os.PathLike) -> None:
+        """Write the table, a header then one line per row (floats as their shortest round-trip repr)."""
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(",".join(SWEEP_COLUMNS) + "\n")
+            for row in self.rows:
+                f.write(",".join(_csv_cell(row[c]) for c in SWEEP_COLUMNS) + "\n")
+
+    def __str__(self) -> str:
+        width = max([len("policy")] + [len(r["policy"]) for r in self.rows])
+        env_width = max([len("env")] + [len(r["env"]) for r in self.rows])
+        lines = [f"{'policy':<{width}}  {'env':<{env_width}}  {'episodes':>8}  {'return':>10} {'± 95% CI':>9}  "
+                 f"{'success':>7} {'± 95% CI':>9}"]
+        for r in self.rows:
+            lines.append(f"{r['policy']:<{width}}  {r['env']:<{env_width}}  {r['episodes']:>8}  "
+                         f"{r['return_mean']:>10.4f} {r['return_ci95']:>9.4f}  {r['success_mean']:>7.3f} "
+                         f"{r['success_ci95']:>9.4f}")
+        return "\n".join(lines)
+
+
+def _csv_cell(value) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    text = str(value)
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def sweep_items(policies, envs) -> tuple[list[tuple[str, Any]], list[str]]:
+    """A sweep's ``(name, policy)`` pairs and envs.
+
+    Args:
+        policies: a mapping name -> policy, or a sequence of policies (named by :func:`policy_name`).
+        envs: an id or level name, or a sequence of them.
+
+    Raises:
+        ValueError: no policies or no envs, or two policies of the same name.
+    """
+    named = list(policies.items()) if isinstance(policies, Mapping) else [(policy_name(p), p) for p in policies]
+    env_list = [envs] if isinstance(envs, str) else list(envs)
+    if not named or not env_list:
+        raise ValueError("a sweep needs at least one policy and one env")
+    names = [name for name, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(f"policies must have distinct names, got {names}: pass a mapping name -> policy")
+    return named, env_list
 
 
 # --------------------------------------------------------------------------- policies
@@ -356,6 +436,53 @@ class _PolicyCaller:
         if self.style == "positional":
             return self.policy(obs, infos)
         return self.policy(obs)
+
+
+def load_policy(spec: str):
+    """The policy named on the command line: ``random``, ``module:attr`` or a ``.pt`` / ``.pth`` file.
+
+    ``module:attr`` imports ``module`` (the working directory is on the path) and takes
+    ``attr``: a callable or a torch module is the policy; a class is instantiated without
+    arguments; ``module:attr()`` calls ``attr`` without arguments and uses what it returns (a
+    factory). A ``.pt`` file is a TorchScript file (``torch.jit.save``) or a whole module saved
+    with ``torch.save(module, path)`` (unpickled with ``weights_only=False``: load only files
+    you trust); a state dict needs its module class, so give ``module:attr`` instead.
+
+    Raises:
+        ValueError: a spec in none of these forms, or a checkpoint that is not a module.
+        ImportError: the module, or torch for a checkpoint, cannot be imported.
+    """
+    import importlib
+
+    if spec == "random":
+        return "random"
+    if spec.endswith((".pt", ".pth")):
+        try:
+            import torch
+        except ImportError as e:
+            raise ImportError(f"--policy {spec}: loading a checkpoint needs torch (pip install torch)") from e
+        if not os.path.exists(spec):
+            raise ValueError(f"--policy {spec}: no such file")
+        try:
+            module = torch.jit.load(spec, map_location="cpu")
+        except (RuntimeError, ValueError):  # not TorchScript: a pickled module
+            module = torch.load(spec, map_location="cpu", weights_only=False)
+        if not isinstance(module, torch.nn.Module):
+            raise ValueError(f"--policy {spec} holds a {type(module).__name__}, not a module: save the whole "
+                             "module (torch.save(model, path) or torch.jit.save), or give module:attr")
+        return module.eval()
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    call = attr.endswith("()")
+    obj = importlib.import_module(module_name)
+    for name in attr.removesuffix("()").split("."):
+        obj = getattr(obj, name)
+    if call or inspect.isclass(obj):
+        obj = obj()
+    return obj
 
 
 # --------------------------------------------------------------------------- envs

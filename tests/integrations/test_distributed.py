@@ -1,0 +1,146 @@
+"""gridsim.distributed on a local Ray cluster: equal to gridsim.evaluate, through lost workers and errors.
+
+Skipped without Ray (``pip install "gridsim[ray]"``); ``slow``: Ray's start and its actors take seconds.
+"""
+
+from __future__ import annotations
+
+import time
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from engine.family_cases import FAMILY_IDS  # noqa: E402
+from engine.test_evaluate import hash_policy  # noqa: E402
+
+import gridsim  # noqa: E402
+from gridsim import distributed  # noqa: E402
+from gridsim.cli import main  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+
+# Any order, with repeats, and more seeds than one shard.
+SEEDS = [int(s) for s in np.random.default_rng(3).integers(0, 500, size=300)] + [7, 7, 0]
+
+
+def assert_same(result: gridsim.EvalResult, local: gridsim.EvalResult):
+    assert list(result.columns()) == list(local.columns())
+    for name, values in local.columns().items():
+        np.testing.assert_array_equal(result[name], values, err_msg=name)
+        assert result[name].dtype == values.dtype, name
+
+
+def live_actors(pool_name: str) -> list[str]:
+    return [a["name"] for a in ray.util.list_named_actors(all_namespaces=True) if a["name"].startswith(pool_name)]
+
+
+@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+def test_distributed_equals_local_on_every_family(ray_cluster, family, tmp_path):
+    env_id = FAMILY_IDS[family][0]
+    policy = hash_policy(gym.make(env_id).action_space)  # takes infos: episode_seed / episode_step
+    local = gridsim.evaluate(policy, env_id, SEEDS, num_envs=64)
+    arrived = []
+    result = distributed.evaluate(policy, env_id, SEEDS, num_workers=2, shard_size=41, num_envs_per_worker=16,
+                                  csv_path=tmp_path / "rows.csv", on_shard=lambda part: arrived.append(len(part)))
+    assert_same(result, local)
+    assert sorted(arrived) == sorted([41] * (len(SEEDS) // 41) + [len(SEEDS) % 41])
+    local.to_csv(tmp_path / "local.csv")
+    assert (tmp_path / "rows.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
+    assert result.env == env_id and result.num_envs == 32
+
+
+def test_level_names_and_torch_free_random_policy(ray_cluster):
+    result = distributed.evaluate("random", "roboman:LiftRed", range(1000), num_workers=2)
+    assert_same(result, gridsim.evaluate("random", "roboman:LiftRed", range(1000)))
+
+
+def test_killed_worker_mid_sweep_gives_the_full_equal_result(ray_cluster):
+    env_id = FAMILY_IDS["roboman"][0]
+    seeds = list(range(3000))
+    local = gridsim.evaluate("random", env_id, seeds)
+    killed = []
+
+    with distributed.EvalPool(2) as pool:
+        first = pool.actor_names()[0]
+
+        def kill_one(part):
+            if not killed:  # the first shard is back: both actors still hold queued shards
+                ray.kill(ray.get_actor(first))
+                killed.append(first)
+
+        result = pool.evaluate("random", env_id, seeds, shard_size=100, num_envs_per_worker=32, on_shard=kill_one)
+        assert first not in pool.actor_names() and len(pool.actor_names()) == 2  # replaced
+    assert killed
+    assert_same(result, local)
+
+
+def test_shard_lost_too_often_raises(ray_cluster):
+    def die(obs):
+        import os
+
+        os._exit(1)  # the worker process dies, every time
+
+    with pytest.raises(gridsim.GridSimError, match="lost"):
+        distributed.evaluate(die, "nav/four_rooms", range(10), num_workers=1, max_retries=1)
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def raising_policy(obs, infos):
+    if (np.asarray(infos["episode_seed"]) == 77).any():
+        raise Boom("seed 77 is cursed")
+    return np.zeros(len(obs), np.int64)
+
+
+def test_policy_error_comes_back_with_the_worker_traceback(ray_cluster):
+    start = time.perf_counter()
+    with pytest.raises(Boom) as info:
+        distributed.evaluate(raising_policy, "nav/four_rooms", range(200), num_workers=2, shard_size=20)
+    text = str(info.value)
+    assert "seed 77 is cursed" in text
+    assert "test_distributed.py" in text and "in raising_policy" in text  # the worker's frames
+    assert time.perf_counter() - start < 60
+    assert not live_actors("gridsim-eval-")  # every actor was stopped: nothing hangs on
+
+
+def test_invalid_actions_raise_policy_error(ray_cluster):
+    with pytest.raises(gridsim.PolicyError, match="invalid actions"):
+        distributed.evaluate(lambda obs: np.full(len(obs), 99), "nav/four_rooms", range(10), num_workers=1)
+
+
+def test_sweep_table_and_csv(ray_cluster, tmp_path):
+    seeds = range(60)
+    envs = [FAMILY_IDS["nav"][0], "roboman:LiftRed"]
+    policies = {"random": "random", "zeros": lambda obs: np.zeros(len(obs), np.int64)}
+    table = distributed.sweep(policies, envs, seeds, num_workers=2, csv_path=tmp_path / "sweep.csv")
+    assert [(r["policy"], r["env"]) for r in table.rows] == [(p, e) for p in policies for e in envs]
+    for row in table.rows:
+        local = gridsim.evaluate(policies[row["policy"]], row["env"], seeds).summary()
+        assert row["episodes"] == 60
+        assert row["return_mean"] == local["return"]["mean"] and row["return_ci95"] == local["return"]["ci95"]
+        assert row["success_mean"] == local["success"]["mean"] and row["success_std"] == local["success"]["std"]
+    lines = (tmp_path / "sweep.csv").read_text().splitlines()
+    assert lines[0].startswith("policy,env,episodes,return_mean") and len(lines) == 5
+
+
+def test_cli_eval_ray_sweep(ray_cluster, tmp_path, capsys):
+    out = tmp_path / "table.csv"
+    nav = FAMILY_IDS["nav"][0]
+    assert main(["eval", nav, "nav/four_rooms", "--seeds", "0:40", "--ray", "--workers", "2", "--out", str(out),
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "nav/four_rooms" in text and "2 evaluations of 40 episodes" in text
+    rows = out.read_text().splitlines()
+    assert len(rows) == 3
+    local = gridsim.evaluate("random", "nav/four_rooms", range(40)).summary()
+    assert rows[2].split(",")[3] == repr(local["return"]["mean"])
+    one = tmp_path / "one.csv"
+    assert main(["eval", nav, "--seeds", "0:30", "--ray", "--workers", "2", "--out", str(one), "--no-progress"]) == 0
+    local_csv = tmp_path / "local.csv"
+    gridsim.evaluate("random", nav, range(30)).to_csv(local_csv)
+    assert one.read_bytes() == local_csv.read_bytes()
