@@ -19,6 +19,7 @@ import numbers
 import os
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -181,6 +182,12 @@ class EvalPool:
             raise ValueError(f"max_retries must be a non-negative integer, got {max_retries!r}")
         self.max_retries = int(max_retries)
         _ensure_ray(address)
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if cpus < self.num_workers * self.num_threads:
+            # Ray would wait for CPUs that may never come (an autoscaling cluster adds nodes).
+            warnings.warn(f"the Ray cluster has {cpus:g} CPUs and {self.num_workers} workers of "
+                          f"{self.num_threads} CPUs each were asked for: some wait until CPUs are free",
+                          RuntimeWarning, stacklevel=2)
         self._actor_class = ray.remote(num_cpus=self.num_threads, max_restarts=0)(_Worker)
         # Actors are named so that they can be found (ray.get_actor) for inspection or tests.
         self.name = f"gridsim-eval-{uuid.uuid4().hex[:8]}"
