@@ -52,7 +52,7 @@ def test_distributed_equals_local_on_every_family(ray_cluster, family, tmp_path)
     assert result.env == env_id and result.num_envs == 32
 
 
-def test_level_names_and_torch_free_random_policy(ray_cluster):
+def test_level_name_env(ray_cluster):
     result = distributed.evaluate("random", "roboman:LiftRed", range(1000), num_workers=2)
     assert_same(result, gridsim.evaluate("random", "roboman:LiftRed", range(1000)))
 
@@ -144,3 +144,16 @@ def test_cli_eval_ray_sweep(ray_cluster, tmp_path, capsys):
     local_csv = tmp_path / "local.csv"
     gridsim.evaluate("random", nav, range(30)).to_csv(local_csv)
     assert one.read_bytes() == local_csv.read_bytes()
+
+
+def test_torch_module_and_checkpoint_path(ray_cluster, tmp_path):
+    torch = pytest.importorskip("torch")
+    env_id = FAMILY_IDS["roboman"][0]
+    torch.manual_seed(0)
+    space = gym.make(env_id)
+    module = torch.nn.Sequential(torch.nn.Linear(space.observation_space.shape[0], space.action_space.n))
+    local = gridsim.evaluate(module, env_id, range(200))
+    assert_same(distributed.evaluate(module, env_id, range(200), num_workers=2), local)
+    path = tmp_path / "policy.pt"
+    torch.save(module, path)  # each worker loads the file itself
+    assert_same(distributed.evaluate(str(path), env_id, range(200), num_workers=2), local)
