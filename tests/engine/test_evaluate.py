@@ -11,7 +11,7 @@ from engine.family_cases import CASES, FAMILY_IDS
 
 import gridsim
 from gridsim.cli import main, parse_seeds
-from gridsim.evaluate import EvalResult, RandomPolicy
+from gridsim.evaluate import SWEEP_COLUMNS, EvalResult, RandomPolicy
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -425,6 +425,38 @@ def test_cli_eval_module_policy(tmp_path, monkeypatch, capsys):
         assert "my_policy.act" in capsys.readouterr().out
     assert main(["eval", NAV_ID, "--policy", "nonsense", "--seeds", "0:3"]) == 2
     assert "module:attr" in capsys.readouterr().err
+
+
+def test_cli_eval_several_ids_and_policies_print_one_table(tmp_path, monkeypatch, capsys):
+    (tmp_path / "zero_policy.py").write_text(
+        "import numpy as np\ndef act(obs):\n    return np.zeros(len(obs), np.int64)\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "table.csv"
+    envs = [NAV_ID, "nav/four_rooms"]
+    assert main(["eval", *envs, "--policy", "random", "--policy", "zero_policy:act", "--seeds", "0:30",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert "4 evaluations of 30 episodes" in capsys.readouterr().out
+    lines = out.read_text().splitlines()
+    assert lines[0] == ",".join(SWEEP_COLUMNS)
+    rows = [line.split(",") for line in lines[1:]]
+    assert [(r[0], r[1]) for r in rows] == [(p, e) for p in ("random", "zero_policy:act") for e in envs]
+    for row in rows:
+        policy = "random" if row[0] == "random" else (lambda obs: np.zeros(len(obs), np.int64))
+        s = gridsim.evaluate(policy, row[1], range(30)).summary()
+        assert row[2:] == ["30", repr(s["return"]["mean"]), repr(s["return"]["std"]), repr(s["return"]["ci95"]),
+                           repr(s["success"]["mean"]), repr(s["success"]["std"]), repr(s["success"]["ci95"])]
+
+
+def test_sweep_policies_need_distinct_names():
+    from gridsim.evaluate import sweep_items
+
+    named, envs = sweep_items(["random", RandomPolicy(gym.spaces.Discrete(4))], "nav/four_rooms")
+    assert [n for n, _ in named] == ["random", "RandomPolicy(Discrete(4), seed=0)"] and envs == ["nav/four_rooms"]
+    with pytest.raises(ValueError, match="distinct names"):
+        sweep_items(["random", "random"], [NAV_ID])
+    with pytest.raises(ValueError, match="at least one"):
+        sweep_items({}, [NAV_ID])
 
 
 def test_parse_seeds():
