@@ -52,7 +52,7 @@ SHARDS_PER_WORKER = 8
 MIN_SHARD = 256
 
 # Ray's errors of a lost actor or process (not of the code it ran): their shards run again.
-_LOST = (RayActorError, WorkerCrashedError)
+_LOST: tuple[type[BaseException], ...] = (RayActorError, WorkerCrashedError)
 try:
     from ray.exceptions import OutOfMemoryError
 
@@ -180,7 +180,7 @@ class EvalPool:
         self.num_threads = _positive_int("num_threads_per_worker", num_threads_per_worker)
         if isinstance(max_retries, bool) or not isinstance(max_retries, numbers.Integral) or max_retries < 0:
             raise ValueError(f"max_retries must be a non-negative integer, got {max_retries!r}")
-        self.max_retries = int(max_retries)
+        self.max_retries: int = int(max_retries)
         _ensure_ray(address)
         cpus = ray.cluster_resources().get("CPU", 0)
         if cpus < self.num_workers * self.num_threads:
@@ -188,12 +188,12 @@ class EvalPool:
             warnings.warn(f"the Ray cluster has {cpus:g} CPUs and {self.num_workers} workers of "
                           f"{self.num_threads} CPUs each were asked for: some wait until CPUs are free",
                           RuntimeWarning, stacklevel=2)
-        self._actor_class = ray.remote(num_cpus=self.num_threads, max_restarts=0)(_Worker)
+        self._actor_class: Any = ray.remote(num_cpus=self.num_threads, max_restarts=0)(_Worker)
         # Actors are named so that they can be found (ray.get_actor) for inspection or tests.
-        self.name = f"gridsim-eval-{uuid.uuid4().hex[:8]}"
-        self._started = 0
+        self.name: str = f"gridsim-eval-{uuid.uuid4().hex[:8]}"
+        self._started: int = 0
         self._names: dict[Any, str] = {}
-        self.actors = [self._start_actor() for _ in range(self.num_workers)]
+        self.actors: list[Any] = [self._start_actor() for _ in range(self.num_workers)]
 
     def _start_actor(self):
         name = f"{self.name}-{self._started}"

@@ -477,7 +477,7 @@ def load_policy(spec: str):
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     call = attr.endswith("()")
-    obj = importlib.import_module(module_name)
+    obj: Any = importlib.import_module(module_name)
     for name in attr.removesuffix("()").split("."):
         obj = getattr(obj, name)
     if call or inspect.isclass(obj):
