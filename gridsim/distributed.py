@@ -27,7 +27,7 @@ import numpy as np
 import ray
 from ray.exceptions import RayActorError, WorkerCrashedError
 
-from gridsim.errors import GridSimError
+from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError
 from gridsim.evaluate import (
     DEFAULT_MAX_ENVS,
     EvalResult,
@@ -117,7 +117,7 @@ class _Worker:
 
 def _positive_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -170,8 +170,8 @@ class EvalPool:
         max_retries: how many times one shard may be run again after its actor died.
 
     Raises:
-        ValueError: ``num_workers``, ``num_threads_per_worker`` or ``max_retries`` is not a
-            positive integer (``max_retries`` may be 0).
+        gridsim.InvalidArgumentError: ``num_workers``, ``num_threads_per_worker`` or ``max_retries``
+            is not a positive integer (``max_retries`` may be 0).
     """
 
     def __init__(self, num_workers: int, *, num_threads_per_worker: int = 1, address: str | None = None,
@@ -179,7 +179,7 @@ class EvalPool:
         self.num_workers = _positive_int("num_workers", num_workers)
         self.num_threads = _positive_int("num_threads_per_worker", num_threads_per_worker)
         if isinstance(max_retries, bool) or not isinstance(max_retries, numbers.Integral) or max_retries < 0:
-            raise ValueError(f"max_retries must be a non-negative integer, got {max_retries!r}")
+            raise InvalidArgumentError(f"max_retries must be a non-negative integer, got {max_retries!r}")
         self.max_retries: int = int(max_retries)
         _ensure_ray(address)
         cpus = ray.cluster_resources().get("CPU", 0)
@@ -229,7 +229,8 @@ class EvalPool:
         if not self.actors:
             raise GridSimError("this EvalPool is closed")
         if not isinstance(env, str):
-            raise TypeError(f"env must be a gridsim id or a level name (each worker makes its own env), got {env!r}")
+            raise ArgumentTypeError(f"env must be a gridsim id or a level name (each worker makes its own env), "
+                                    f"got {env!r}")
         seed_list = _seed_list(seeds)
         n = len(seed_list)
         if shard_size is None:
@@ -244,7 +245,7 @@ class EvalPool:
         local_envs = _open_env(env, 1, 1, 1, kwargs)[0]
         local_envs.close()
         if not isinstance(policy, str) and not callable(policy):
-            raise TypeError(f"policy must be a callable, a torch module, 'random', module:attr or a checkpoint "
+            raise ArgumentTypeError(f"policy must be a callable, a torch module, 'random', module:attr or a checkpoint "
                             f"path, got {policy!r}")
         starts = range(0, n, shard_size)
         shards = [seed_list[s:s + shard_size] for s in starts]
@@ -366,7 +367,8 @@ def evaluate(policy, env: str, seeds, *, num_workers: int, num_envs_per_worker: 
         counts the rows of all the workers, ``batch_steps`` the step calls of all the shards.
 
     Raises:
-        ValueError, TypeError: as :func:`gridsim.evaluate`, checked here before any actor runs.
+        ValueError, TypeError: as :func:`gridsim.evaluate`, checked here before any actor runs
+            (``gridsim.InvalidArgumentError`` for a bad count or size).
         gridsim.GridSimError: a shard was lost more than ``max_retries`` times.
         ray.exceptions.RayTaskError: the policy raised on a worker; it is also an instance of
             the policy's exception class (e.g. ``gridsim.PolicyError``).

@@ -172,3 +172,15 @@ def test_bench_distributed_prints_json_lines():
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["what"] for r in records] == ["evaluate", "per_task", "shard_size"]
     assert records[0]["seeds"] == 600 and records[0]["pool_ratio"] > 0
+
+
+def test_bad_arguments_raise_before_any_actor_runs(ray_cluster):
+    with pytest.raises(gridsim.InvalidArgumentError, match="num_workers"):
+        distributed.evaluate("random", "nav/four_rooms", range(5), num_workers=0)
+    with distributed.EvalPool(1) as pool:
+        with pytest.raises(gridsim.ArgumentTypeError, match="level name"):
+            pool.evaluate("random", gym.make_vec(FAMILY_IDS["nav"][0]), range(5))
+        with pytest.raises(gridsim.InvalidArgumentError, match="shard_size"):
+            pool.evaluate("random", "nav/four_rooms", range(5), shard_size=0)
+    with pytest.raises(gridsim.GridSimError, match="closed"):
+        pool.evaluate("random", "nav/four_rooms", range(5))
