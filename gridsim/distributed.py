@@ -20,7 +20,7 @@ import os
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,7 +80,8 @@ class _Worker:
         self.env_key: tuple | None = None
         self.envs = None
 
-    def run(self, policy_box: list, env: str, env_kwargs: dict, num_envs: int, seeds: list[int]) -> EvalResult:
+    def run(self, policy_box: list, env: str | os.PathLike, env_kwargs: dict, num_envs: int,
+            seeds: list[int]) -> EvalResult:
         """``gridsim.evaluate`` on one shard of seeds.
 
         Args:
@@ -218,7 +219,7 @@ class EvalPool:
         """The Ray names of the live actors (``ray.get_actor(name)`` finds each)."""
         return [self._names[a] for a in self.actors]
 
-    def evaluate(self, policy, env: str, seeds, *, num_envs_per_worker: int | None = None,
+    def evaluate(self, policy, env: str | os.PathLike, seeds, *, num_envs_per_worker: int | None = None,
                  shard_size: int | None = None, env_kwargs: Mapping[str, Any] | None = None,
                  progress: bool = False, csv_path: str | os.PathLike | None = None,
                  on_shard: Callable[[EvalResult], None] | None = None) -> EvalResult:
@@ -228,9 +229,9 @@ class EvalPool:
         """
         if not self.actors:
             raise GridSimError("this EvalPool is closed")
-        if not isinstance(env, str):
-            raise ArgumentTypeError(f"env must be a gridsim id or a level name (each worker makes its own env), "
-                                    f"got {env!r}")
+        if not isinstance(env, (str, os.PathLike)):
+            raise ArgumentTypeError(f"env must be a gridsim id, a level name or a level file (each worker makes its "
+                                    f"own env), got {env!r}")
         seed_list = _seed_list(seeds)
         n = len(seed_list)
         if shard_size is None:
@@ -252,7 +253,7 @@ class EvalPool:
         policy_box = [uuid.uuid4().hex, ray.put(policy)]
         parts: list[EvalResult | None] = [None] * len(shards)
         stream = _CsvStream(csv_path, len(shards)) if csv_path is not None else None
-        bar = _progress_bar(progress, n, env)
+        bar = _progress_bar(progress, n, os.fspath(env))
         start = time.perf_counter()
         try:
             for k, part in self._run_shards(shards, policy_box, env, kwargs, num_envs):
@@ -271,7 +272,7 @@ class EvalPool:
         seconds = time.perf_counter() - start
         done = [p for p in parts if p is not None]
         assert len(done) == len(parts)
-        return _concatenate(done, seed_list, env=env, policy=policy_name(policy),
+        return _concatenate(done, seed_list, env=os.fspath(env), policy=policy_name(policy),
                             num_envs=num_envs * self.num_workers, seconds=seconds)
 
     def _run_shards(self, shards: list[list[int]], policy_box, env, env_kwargs, num_envs):
@@ -326,7 +327,7 @@ def _concatenate(parts: Sequence[EvalResult], seed_list: list[int], **meta) -> E
                       batch_steps=sum(p.batch_steps for p in parts), **meta)
 
 
-def evaluate(policy, env: str, seeds, *, num_workers: int, num_envs_per_worker: int | None = None,
+def evaluate(policy, env: str | os.PathLike, seeds, *, num_workers: int, num_envs_per_worker: int | None = None,
              num_threads_per_worker: int = 1, address: str | None = None, progress: bool = False,
              shard_size: int | None = None, env_kwargs: Mapping[str, Any] | None = None,
              csv_path: str | os.PathLike | None = None, on_shard: Callable[[EvalResult], None] | None = None,
@@ -347,7 +348,8 @@ def evaluate(policy, env: str, seeds, *, num_workers: int, num_envs_per_worker: 
             or a string each worker loads as ``gridsim eval --policy`` does: a ``.pt``
             checkpoint path (a path every worker can read) or ``module:attr`` (a module every
             worker can import). It is pickled (cloudpickle) and sent once to each actor.
-        env: a registered id or a level name (each worker makes its own env).
+        env: a registered id, a level name, or a level file as a ``pathlib.Path`` (a path every
+            worker can read); each worker makes its own env.
         seeds: the episodes' seeds, non-negative ints, in any order, with repeats.
         num_workers: Ray actors to start (each reserves ``num_threads_per_worker`` CPUs).
         num_envs_per_worker: rows of each actor's env. Default: the shard size, up to 1024.
@@ -381,7 +383,7 @@ def evaluate(policy, env: str, seeds, *, num_workers: int, num_envs_per_worker: 
 
 # --------------------------------------------------------------------------- sweep
 
-def sweep(policies, envs: Iterable[str], seeds, *, num_workers: int, csv_path: str | os.PathLike | None = None,
+def sweep(policies, envs, seeds, *, num_workers: int, csv_path: str | os.PathLike | None = None,
           num_envs_per_worker: int | None = None, num_threads_per_worker: int = 1, address: str | None = None,
           progress: bool = False, shard_size: int | None = None, env_kwargs: Mapping[str, Any] | None = None,
           max_retries: int = 3) -> SweepResult:

@@ -175,8 +175,9 @@ class SweepResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
     results: dict[tuple[str, str], EvalResult] = field(default_factory=dict)
 
-    def add(self, name: str, env: str, result: EvalResult) -> None:
-        """Append the row of one evaluation."""
+    def add(self, name: str, env: str | os.PathLike, result: EvalResult) -> None:
+        """Append the row of one evaluation (a level file's env is named by its path)."""
+        env = os.fspath(env)
         s = result.summary()
         self.rows.append({"policy": name, "env": env, "episodes": s["episodes"],
                           **{f"{stat}_{k}": s[stat][k] for stat in ("return", "success")
@@ -211,18 +212,18 @@ def _csv_cell(value) -> str:
     return text
 
 
-def sweep_items(policies, envs) -> tuple[list[tuple[str, Any]], list[str]]:
+def sweep_items(policies, envs) -> tuple[list[tuple[str, Any]], list[str | os.PathLike]]:
     """A sweep's ``(name, policy)`` pairs and envs.
 
     Args:
         policies: a mapping name -> policy, or a sequence of policies (named by :func:`policy_name`).
-        envs: an id or level name, or a sequence of them.
+        envs: an id, level name or level file (a ``pathlib.Path``), or a sequence of them.
 
     Raises:
         ValueError: no policies or no envs, or two policies of the same name.
     """
     named = list(policies.items()) if isinstance(policies, Mapping) else [(policy_name(p), p) for p in policies]
-    env_list = [envs] if isinstance(envs, str) else list(envs)
+    env_list = [envs] if isinstance(envs, (str, os.PathLike)) else list(envs)
     if not named or not env_list:
         raise ValueError("a sweep needs at least one policy and one env")
     names = [name for name, _ in named]

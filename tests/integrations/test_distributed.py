@@ -184,3 +184,19 @@ def test_bad_arguments_raise_before_any_actor_runs(ray_cluster):
             pool.evaluate("random", "nav/four_rooms", range(5), shard_size=0)
     with pytest.raises(gridsim.GridSimError, match="closed"):
         pool.evaluate("random", "nav/four_rooms", range(5))
+
+
+def test_level_file_on_workers_and_in_a_cli_sweep(ray_cluster, tmp_path, capsys):
+    from pathlib import Path
+
+    from gridsim.lookup import builtin_root
+
+    level = tmp_path / "mine.txt"
+    level.write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())
+    result = distributed.evaluate("random", Path(level), range(50), num_workers=2, shard_size=20)
+    assert_same(result, gridsim.evaluate("random", Path(level), range(50)))
+    assert result.env == str(level)
+    out = tmp_path / "table.csv"
+    assert main(["eval", str(level), "nav/four_rooms", "--seeds", "0:20", "--ray", "--workers", "2",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert out.read_text().splitlines()[1].startswith(f"random,{level},20,")
