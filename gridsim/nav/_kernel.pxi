@@ -545,3 +545,71 @@ cdef Py_ssize_t step_continuous(NavKernel self, const continuous_t[:, ::1] actio
         n = step_units(self, &self.moves[0], self.num_envs, 0)
         self.code_of = self.action_code
     return n
+
+
+def grid_distances(const uint8_t[:, ::1] walkable, const int64_t[:, ::1] starts, int32_t[:, ::1] out):
+    """Breadth-first distances over a map, for level loading (``NavLevel.bfs_distances``).
+
+    Writes into ``out`` the fewest 4-neighbour moves from the nearest start to every cell,
+    through cells where ``walkable`` is nonzero (the map edge is a wall); -1 where a cell
+    cannot be reached. A start itself is at distance 0, walkable or not.
+
+    Args:
+        walkable: ``(H, W)`` uint8, nonzero where a move may end.
+        starts: ``(S, 2)`` int64 ``(row, col)`` cells, each inside the map.
+        out: ``(H, W)`` int32, overwritten.
+    """
+    cdef Py_ssize_t h = walkable.shape[0], w = walkable.shape[1], n = h * w
+    cdef Py_ssize_t s, head = 0, tail = 0, cell, nxt, r, c
+    cdef int32_t d
+    if out.shape[0] != h or out.shape[1] != w:
+        raise ValueError(f"out must have shape ({h}, {w}), got ({out.shape[0]}, {out.shape[1]})")
+    for s in range(starts.shape[0]):
+        if not (0 <= starts[s, 0] < h and 0 <= starts[s, 1] < w):
+            raise ValueError(f"start cell {(starts[s, 0], starts[s, 1])} is outside the {h}x{w} map")
+    if n == 0:
+        return
+    queue_arr = np.empty(n, np.int64)  # every cell enters the queue at most once
+    cdef int64_t[::1] queue = queue_arr
+    cdef int32_t* dist = &out[0, 0]
+    cdef const uint8_t* free = &walkable[0, 0]
+    with nogil:
+        for cell in range(n):
+            dist[cell] = -1
+        for s in range(starts.shape[0]):
+            cell = starts[s, 0] * w + starts[s, 1]
+            if dist[cell] < 0:
+                dist[cell] = 0
+                queue[tail] = cell
+                tail += 1
+        while head < tail:
+            cell = queue[head]
+            head += 1
+            d = dist[cell] + 1
+            r = cell // w
+            c = cell - r * w
+            # Up, right, down, left: no wrap-around, the map edge is a wall.
+            if r > 0:
+                nxt = cell - w
+                if free[nxt] and dist[nxt] < 0:
+                    dist[nxt] = d
+                    queue[tail] = nxt
+                    tail += 1
+            if c + 1 < w:
+                nxt = cell + 1
+                if free[nxt] and dist[nxt] < 0:
+                    dist[nxt] = d
+                    queue[tail] = nxt
+                    tail += 1
+            if r + 1 < h:
+                nxt = cell + w
+                if free[nxt] and dist[nxt] < 0:
+                    dist[nxt] = d
+                    queue[tail] = nxt
+                    tail += 1
+            if c > 0:
+                nxt = cell - 1
+                if free[nxt] and dist[nxt] < 0:
+                    dist[nxt] = d
+                    queue[tail] = nxt
+                    tail += 1

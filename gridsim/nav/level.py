@@ -8,13 +8,14 @@ The alphabet decides what each map character means. It comes from the
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.errors import InvalidArgumentError, LevelError
 from gridsim.lookup import read_level
 from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Symbol, get_alphabet
@@ -35,7 +36,6 @@ UNKNOWN_SYMBOLS = ("error", "default")
 # for the padding a view adds around the map.
 MAX_SIDE = 2**15 - 1
 MAX_CELLS = 2**28
-_MOVES = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,22 +91,12 @@ class NavLevel:
 
 def _bfs(walkable: np.ndarray, starts: np.ndarray) -> np.ndarray:
     h, w = walkable.shape
-    dist = np.full((h, w), -1, np.int32)
-    queue = deque()
-    for r, c in starts.tolist():
-        if not (0 <= r < h and 0 <= c < w):
-            raise InvalidArgumentError(f"start cell {(r, c)} is outside the {h}x{w} map")
-        if dist[r, c] < 0:
-            dist[r, c] = 0
-            queue.append((r, c))
-    while queue:
-        r, c = queue.popleft()
-        d = dist[r, c] + 1
-        for dr, dc in _MOVES:  # no wrap-around: the map edge is a wall
-            rr, cc = r + dr, c + dc
-            if 0 <= rr < h and 0 <= cc < w and walkable[rr, cc] and dist[rr, cc] < 0:
-                dist[rr, cc] = d
-                queue.append((rr, cc))
+    outside = ~((0 <= starts[:, 0]) & (starts[:, 0] < h) & (0 <= starts[:, 1]) & (starts[:, 1] < w))
+    if outside.any():
+        r, c = starts[np.flatnonzero(outside)[0]].tolist()
+        raise InvalidArgumentError(f"start cell {(r, c)} is outside the {h}x{w} map")
+    dist = np.empty((h, w), np.int32)
+    _core.grid_distances(np.ascontiguousarray(walkable, np.uint8), np.ascontiguousarray(starts, np.int64), dist)
     return dist
 
 
@@ -174,21 +164,30 @@ def map_tiles(
     if not isinstance(mode, str) or mode not in UNKNOWN_SYMBOLS:
         raise InvalidArgumentError(f"unknown_symbols must be one of {UNKNOWN_SYMBOLS}, got {mode!r}")
     ids, default = alph.ids, alph.default_symbol
-    tiles = np.empty((parsed.height, parsed.width), np.uint8)
-    rows = []
-    for i, row in enumerate(parsed.rows):
+    rows = parsed.rows
+    # One code point per cell, looked up among the alphabet's sorted code points.
+    text = "".join(rows).encode("utf-32-le", "surrogatepass")
+    codes = np.frombuffer(text, np.uint32).reshape(parsed.height, parsed.width)
+    chars = sorted(ids, key=ord)
+    known_codes = np.array([ord(ch) for ch in chars], np.uint32)
+    known_ids = np.array([ids[ch] for ch in chars], np.uint8)
+    pos = np.minimum(np.searchsorted(known_codes, codes), len(chars) - 1)
+    known = known_codes[pos] == codes
+    tiles = known_ids[pos]
+    if not known.all():
+        bad_rows = np.flatnonzero(~known.all(1))
         if mode == "error":
-            bad = next((j for j, ch in enumerate(row) if ch not in ids), None)
-            if bad is not None:
-                raise LevelError(
-                    f"unknown symbol {row[bad]!r} (alphabet {alph.name!r} has "
-                    f"{', '.join(repr(c) for c in ids)})",
-                    parsed.source, parsed.row_lines[i], bad + 1,
-                )
-        else:
-            row = "".join(ch if ch in ids else default for ch in row)
-        tiles[i] = [ids[ch] for ch in row]
-        rows.append(row)
+            i = int(bad_rows[0])
+            bad = int(np.flatnonzero(~known[i])[0])
+            raise LevelError(
+                f"unknown symbol {rows[i][bad]!r} (alphabet {alph.name!r} has "
+                f"{', '.join(repr(c) for c in ids)})",
+                parsed.source, parsed.row_lines[i], bad + 1,
+            )
+        tiles[~known] = ids[default]
+        rows = list(rows)
+        for i in bad_rows:
+            rows[i] = "".join(ch if ch in ids else default for ch in rows[i])
     return tiles, tuple(rows)
 
 
@@ -218,8 +217,8 @@ def compile_nav_level(
         The compiled level (cached: compiling the same level twice returns one object).
 
     Raises:
-        LevelError: an unknown character, no initial cell, a bad meta value, or a level
-            of another family.
+        LevelError: an unknown character, no initial cell, an initial cell that is not
+            accessible, a bad meta value, or a level of another family.
 
     Warns:
         LevelWarning: the map has terminal cells but none is reachable from any start.
@@ -259,6 +258,11 @@ def _compile(parsed: ParsedLevel, alph: Alphabet, unknown) -> tuple[NavLevel, st
     if len(starts) == 0:
         names = " or ".join(initial) or "initial"
         raise LevelError(f"no start cell (no {names} symbol in the map)", parsed.source)
+    walled = np.flatnonzero(~(flags[starts[:, 0], starts[:, 1]] & F_WALKABLE).astype(bool))
+    if len(walled):
+        r, c = (int(v) for v in starts[walled[0]])
+        raise LevelError(f"start symbol {rows[r][c]!r} is not accessible (accessible=false): an agent would "
+                         "start inside a wall", parsed.source, parsed.row_lines[r], c + 1)
     for arr in (starts, goals):
         arr.setflags(write=False)
     h, w = tiles.shape
