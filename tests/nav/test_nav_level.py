@@ -189,3 +189,26 @@ def test_compiled_levels_are_cached():
     parsed = parse_level_text("####\n#S0#\n####")
     assert compile_nav_level(parsed) is compile_nav_level(parse_level_text("####\n#S0#\n####"))
     assert compile_nav_level(parsed, "noisy") is not compile_nav_level(parsed)
+
+
+def test_a_1000_by_1000_map_loads_with_its_distances():
+    n = 1000
+    rows = ["#" * n] + ["#" + " " * (n - 2) + "#"] * (n - 2) + ["#" * n]
+    rows[1] = "#S" + " " * (n - 3) + "#"
+    rows[n - 2] = "#" + " " * (n - 3) + "0#"
+    rows[n // 2] = "#" * (n - 2) + " #"  # a wall with one gap at the right end
+    level = load_nav_level("=" + "\n".join(rows))
+    assert level.tiles.shape == (n, n)
+    np.testing.assert_array_equal(level.start_cells, [[1, 1]])
+    np.testing.assert_array_equal(level.goal_cells, [[n - 2, n - 2]])
+    dist = level.bfs_distances((1, 1))
+    assert dist[n - 2, n - 2] == 2 * (n - 3)  # right along row 1, through the gap, down
+    assert dist[n // 2 + 1, 1] == (n - 3) + (n // 2) + (n - 3)  # back left under the wall
+    assert dist[n // 2, 1] == -1
+
+
+def test_inaccessible_start_symbol_is_a_level_error_at_its_cell():
+    text = "%gridsim 1\n[legend]\nS = initial accessible=false\n[map]\n#####\n# 0 #\n#  S#\n#####"
+    with pytest.raises(LevelError, match="not accessible") as info:
+        compile_nav_level(parse_level_text(text, "walled.txt"))
+    assert (info.value.source, info.value.line, info.value.col) == ("walled.txt", 7, 4)
