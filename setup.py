@@ -2,6 +2,9 @@
 
 ``GRIDSIM_CYTHON_DEBUG=1`` at build time turns bounds, wraparound and
 initialization checks back on; CI runs the whole test suite against that build.
+``GRIDSIM_SANITIZE=1`` builds with AddressSanitizer and UndefinedBehaviorSanitizer (gcc or
+clang); Python itself is not instrumented, so the sanitizer runtimes must be preloaded when
+the tests run (``.ci/run`` shows how).
 
 OpenMP: the kernel's loops over worlds run on threads (``num_threads=``) when the C
 compiler can build and link a small OpenMP program: with ``-fopenmp`` (gcc; clang with
@@ -21,6 +24,7 @@ from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("GRIDSIM_CYTHON_DEBUG", "0") not in ("", "0")
+SANITIZE = os.environ.get("GRIDSIM_SANITIZE", "0") not in ("", "0")
 
 _OPENMP_PROBE = r"""
 #include <omp.h>
@@ -102,15 +106,20 @@ directives = {
 # same instructions, measured with callgrind).
 extra_compile_args = ["-O0", "-g"] if DEBUG else ["-O3", "-falign-functions=64", "-falign-loops=64"]
 extra_compile_args.append("-ffp-contract=off")
+# Every out-of-bounds access and undefined operation in the kernel is fatal: no report is let go.
+SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
+if SANITIZE:
+    extra_compile_args += [*SANITIZER_FLAGS, "-g"] + ([] if DEBUG else ["-O1"])
 
 define_macros = [
     ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
     ("GRIDSIM_DEBUG", "1" if DEBUG else "0"),
     ("GRIDSIM_OPENMP", "1" if OPENMP else "0"),
+    ("GRIDSIM_SANITIZE", "1" if SANITIZE else "0"),
 ]
 if OPENMP:
     extra_compile_args += OPENMP["compile"]
-extra_link_args = OPENMP["link"] if OPENMP else []
+extra_link_args = (OPENMP["link"] if OPENMP else []) + (SANITIZER_FLAGS if SANITIZE else [])
 if not DEBUG:
     # The step skeleton (gridsim/_engine.pxi) calls each family's per-env hooks, declared
     # `cdef inline`; gcc's size limits would leave the larger ones out of line (a call per env),
@@ -130,11 +139,11 @@ extensions = [
 ]
 
 MODE_STAMP = os.path.join("build", "gridsim-build-mode")
-MODE = "debug" if DEBUG else "release"
+MODE = ("debug" if DEBUG else "release") + ("+sanitize" if SANITIZE else "")
 
 
 class BuildExt(build_ext):
-    """``build_ext`` that rebuilds when the mode (debug or release) differs from the last build's.
+    """``build_ext`` that rebuilds when the mode (debug or release, sanitized or not) differs from the last build's.
 
     Otherwise a release build after a debug one finds the compiled module newer than its
     sources and keeps it, checks and all (and the reverse).

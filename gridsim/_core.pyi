@@ -12,6 +12,7 @@ from typing_extensions import disjoint_base
 
 DEBUG_BUILD: bool
 OPENMP: bool
+SANITIZE_BUILD: bool
 
 FLAG_WALKABLE: int
 FLAG_TERMINAL: int

@@ -35,11 +35,14 @@ import numpy as np
 cdef extern from *:
     int GRIDSIM_DEBUG  # set by setup.py: 1 when built with GRIDSIM_CYTHON_DEBUG=1
     int GRIDSIM_OPENMP  # set by setup.py: 1 when built with OpenMP (-fopenmp)
+    int GRIDSIM_SANITIZE  # set by setup.py: 1 when built with GRIDSIM_SANITIZE=1
 
 # True when this module was built with bounds, wraparound and initialization checks on.
 DEBUG_BUILD = bool(GRIDSIM_DEBUG)
 # True when this module was built with OpenMP: the kernel's loops over worlds can run on threads.
 OPENMP = bool(GRIDSIM_OPENMP)
+# True when this module was built with AddressSanitizer and UndefinedBehaviorSanitizer.
+SANITIZE_BUILD = bool(GRIDSIM_SANITIZE)
 
 # Re-exported so Python reads the constants from the one place they are defined (each
 # family's own constants are exported by its include).
