@@ -153,3 +153,17 @@ def test_bench_state_prints_json_lines():
         assert MACHINE_KEYS <= r.keys()
         assert r["bench"] == "bench_state" and r["num_envs"] == 8
         assert r["load_state_dict_s"] > 0 and r["set_state_s"] > 0
+
+
+def test_bench_load_prints_json_lines():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    cases = ["kitchen/open-divider_salad", "nav/four_rooms"]
+    proc = subprocess.run([sys.executable, "bench/bench_load.py", "--case", *cases, "--repeats", "1"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["case"] for r in records] == cases
+    for r in records:
+        assert MACHINE_KEYS <= r.keys()
+        assert r["bench"] == "bench_load" and not r["timed_out"] and r["seconds"] > 0
