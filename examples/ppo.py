@@ -228,13 +228,9 @@ class RandomStarts:
     """Uniform start cells over a navigation map's open, non-terminal cells."""
 
     def __init__(self, envs, seed: int):
-        from gridsim.families import family_of
-        from gridsim.nav.alphabet import F_TERMINAL, F_WALKABLE
-
-        if family_of(envs).name != "nav":
+        if not isinstance(envs, gridsim.NavVectorEnv):
             raise SystemExit("--random-starts is for navigation levels")
-        flags = envs.state.tile_flags[envs.level.tiles]
-        self.cells = np.argwhere((flags & F_WALKABLE != 0) & (flags & F_TERMINAL == 0))
+        self.cells = envs.level.open_cells
         self.rng = np.random.default_rng(seed)
         self.num_envs = envs.num_envs
 

@@ -72,6 +72,16 @@ class NavLevel:
         """``bool (H, W)``: True where a move may end (the symbol is accessible)."""
         return (self.alphabet.flags[self.tiles] & F_WALKABLE).astype(bool)
 
+    @property
+    def open_cells(self) -> np.ndarray:
+        """``int64 (K, 2)``: (row, col) of the accessible, non-terminal cells, row-major.
+
+        The cells an agent can stand on mid-episode: what ``reset(options={"start": ...})``
+        takes for random start states.
+        """
+        flags = self.alphabet.flags[self.tiles]
+        return np.argwhere((flags & F_WALKABLE != 0) & (flags & F_TERMINAL == 0))
+
     def accessible_count(self) -> int:
         """Number of accessible cells."""
         return int(np.count_nonzero(self.walkable))

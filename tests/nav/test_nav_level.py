@@ -106,6 +106,18 @@ def test_bfs_marks_unreachable_cells_and_accepts_several_starts():
     np.testing.assert_array_equal(nearest[1], [-1, 0, 1, -1, 1, 0, -1])
 
 
+def test_open_cells_are_the_accessible_non_terminal_cells_and_valid_starts():
+    import gridsim
+
+    level = load_nav_level("=#####\n#S 0#\n# # #\n#####")
+    np.testing.assert_array_equal(level.open_cells, [[1, 1], [1, 2], [2, 1], [2, 3]])  # not the goal (1, 3)
+    envs = gridsim.make("nav/four_rooms", 3)
+    cells = envs.level.open_cells
+    assert len(cells) == envs.level.accessible_count() - len(envs.level.goal_cells)
+    obs, _ = envs.reset(seed=0, options={"start": cells[[0, len(cells) // 2, -1]]})
+    np.testing.assert_array_equal(obs, cells[[0, len(cells) // 2, -1]])
+
+
 def test_unreachable_goal_warns_every_time():
     text = "=#####\n#S#0#\n#####"
     for _ in range(2):  # the second load comes from the cache and still warns
