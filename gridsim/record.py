@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gridsim.errors import InvalidActionError, PolicyError
+from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
 from gridsim.evaluate import _open_env, _PolicyCaller, _read_only
 
 __all__ = ["Episode", "MEDIA_SUFFIXES", "record_episode", "write_frames"]
@@ -74,15 +74,15 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         (4, (96, 96, 3), 3)
     """
     if not isinstance(env, str):
-        raise TypeError(f"env must be a registered id or a level name, got {env!r}")
+        raise ArgumentTypeError(f"env must be a registered id or a level name, got {env!r}")
     if max_steps is not None and max_steps < 0:
-        raise ValueError(f"max_steps must be >= 0 or None, got {max_steps}")
+        raise InvalidArgumentError(f"max_steps must be >= 0 or None, got {max_steps}")
     caller = _PolicyCaller(policy)
     envs, _, env_name = _open_env(env, 1, None, 1, {**(env_kwargs or {}), "render_mode": "rgb_array"})
     try:
         base = envs.unwrapped
         if max_steps is None and int(getattr(base.kernel, "max_steps", 1)) == 0:
-            raise ValueError(f"{env_name}: its episodes have no step limit; give max_steps (--max-steps)")
+            raise InvalidArgumentError(f"{env_name}: its episodes have no step limit; give max_steps (--max-steps)")
         caller.bind(base.single_action_space)
         rows = base.num_envs  # 1, or a kitchen's agents in the agent-rows view
         obs, infos = envs.reset(seed=[seed] * rows)
@@ -137,14 +137,14 @@ def write_frames(path: str | os.PathLike, frames: Sequence[np.ndarray], *, fps: 
     """
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix not in MEDIA_SUFFIXES:
-        raise ValueError(f"{os.fspath(path)!r}: the file must end in {', '.join(MEDIA_SUFFIXES)}")
+        raise InvalidArgumentError(f"{os.fspath(path)!r}: the file must end in {', '.join(MEDIA_SUFFIXES)}")
     if not frames:
-        raise ValueError("no frames to write")
+        raise InvalidArgumentError("no frames to write")
     if not fps > 0:
-        raise ValueError(f"fps must be positive, got {fps}")
+        raise InvalidArgumentError(f"fps must be positive, got {fps}")
     if suffix == ".png":
         if not -len(frames) <= frame < len(frames):
-            raise ValueError(f"frame {frame} is out of range: the episode has {len(frames)} frames "
+            raise InvalidArgumentError(f"frame {frame} is out of range: the episode has {len(frames)} frames "
                              f"(0 to {len(frames) - 1})")
         image = _need("PIL.Image", suffix)
         image.fromarray(np.ascontiguousarray(frames[frame])).save(path)

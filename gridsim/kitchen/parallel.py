@@ -7,6 +7,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gridsim.errors import InvalidActionError, KernelError
+
 try:  # PettingZoo is optional: the class works as a duck-typed ParallelEnv without it
     from pettingzoo import ParallelEnv
 except ImportError:  # pragma: no cover - depends on the environment
@@ -70,10 +72,10 @@ class KitchenParallelEnv(ParallelEnv):
     def step(self, actions: dict[str, int]):
         """All live agents act at once; returns per-agent obs, rewards, terminations, truncations, infos."""
         if not self.agents:
-            raise RuntimeError("the episode has ended: call reset()")
+            raise KernelError("the episode has ended: call reset()")
         unknown = set(actions) - set(self.agents)
         if unknown:
-            raise ValueError(f"actions for agents that are not live: {sorted(unknown)}")
+            raise InvalidActionError(f"actions for agents that are not live: {sorted(unknown)}")
         for i, a in enumerate(self.possible_agents):
             self._actions[i] = actions.get(a, 0)
         obs, rewards, term, trunc, _ = self._vec.step(self._actions)

@@ -36,7 +36,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from gridsim.errors import LevelError
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, LevelError, NameNotFoundError
 
 __all__ = [
     "COUNTER",
@@ -168,7 +168,7 @@ class Recipe:
 
 def _check_name(name: str, what: str) -> None:
     if not (isinstance(name, str) and name.isidentifier() and name[0].isupper()):
-        raise ValueError(f"{what} name must be a CamelCase identifier, got {name!r}")
+        raise InvalidArgumentError(f"{what} name must be a CamelCase identifier, got {name!r}")
 
 
 @dataclass(frozen=True)
@@ -193,23 +193,23 @@ class Rules:
         for f in self.foods:
             _check_name(f.name, "food")
             if f.name in (PLATE, EMPTY_NAME) or f.name.startswith(FOOD_STATES):
-                raise ValueError(f"food name {f.name!r} is reserved")
+                raise InvalidArgumentError(f"food name {f.name!r} is reserved")
             if not (isinstance(f.char, str) and len(f.char) == 1 and f.char.isalpha() and f.char.islower()):
-                raise ValueError(f"food {f.name}: char must be one lower-case letter, got {f.char!r}")
+                raise InvalidArgumentError(f"food {f.name}: char must be one lower-case letter, got {f.char!r}")
             if f.char in (PLATE_CHAR, MERGED_CHAR) or f.char in TILE_CHARS:
-                raise ValueError(f"food {f.name}: char {f.char!r} is reserved")
+                raise InvalidArgumentError(f"food {f.name}: char {f.char!r} is reserved")
         recipe_names = [r.name for r in self.recipes]
         for what, values in (("food name", names), ("food char", chars), ("recipe name", recipe_names)):
             dupes = sorted({v for v in values if values.count(v) > 1})
             if dupes:
-                raise ValueError(f"duplicate {what}: {', '.join(map(repr, dupes))}")
+                raise InvalidArgumentError(f"duplicate {what}: {', '.join(map(repr, dupes))}")
         for r in self.recipes:
             _check_name(r.name, "recipe")
             if not r.ingredients:
-                raise ValueError(f"recipe {r.name} has no ingredients")
+                raise InvalidArgumentError(f"recipe {r.name} has no ingredients")
             unknown = [i for i in r.ingredients if i not in names]
             if unknown:
-                raise ValueError(f"recipe {r.name}: unknown food {unknown[0]!r}; foods: {', '.join(names)}")
+                raise InvalidArgumentError(f"recipe {r.name}: unknown food {unknown[0]!r}; foods: {', '.join(names)}")
         set_("_component_ids", MappingProxyType({c: i for i, c in enumerate(self.components)}))
 
     def __reduce__(self):
@@ -231,7 +231,7 @@ class Rules:
         """A copy with one more recipe: ``with_recipe(Recipe(name, foods))`` or ``with_recipe(name, foods)``."""
         if not isinstance(recipe, Recipe):
             if ingredients is None:
-                raise TypeError("with_recipe(name, ingredients) needs the ingredients")
+                raise ArgumentTypeError("with_recipe(name, ingredients) needs the ingredients")
             recipe = Recipe(recipe, tuple(ingredients))
         return Rules(self.foods, self.recipes + (recipe,))
 
@@ -261,14 +261,14 @@ class Rules:
         for f in self.foods:
             if f.name == name:
                 return f
-        raise KeyError(f"unknown food {name!r}; foods: {', '.join(f.name for f in self.foods)}")
+        raise NameNotFoundError(f"unknown food {name!r}; foods: {', '.join(f.name for f in self.foods)}")
 
     def recipe(self, name: str) -> Recipe:
         """The recipe called ``name`` (exact, case-sensitive)."""
         for r in self.recipes:
             if r.name == name:
                 return r
-        raise KeyError(f"unknown recipe {name!r}; recipes: {', '.join(r.name for r in self.recipes)}")
+        raise NameNotFoundError(f"unknown recipe {name!r}; recipes: {', '.join(r.name for r in self.recipes)}")
 
     # -- items ------------------------------------------------------------------------------------
 
@@ -280,11 +280,11 @@ class Rules:
         """The item's component counts, a tuple of length C (raises ValueError for a malformed name)."""
         counts = [0] * self.num_components
         if not isinstance(item, str) or not item:
-            raise ValueError(f"not an item name: {item!r}")
+            raise InvalidArgumentError(f"not an item name: {item!r}")
         for part in item.split("-"):
             c = self._component_ids.get(part)
             if c is None:
-                raise ValueError(f"unknown component {part!r} in item {item!r}; components: "
+                raise InvalidArgumentError(f"unknown component {part!r} in item {item!r}; components: "
                                  f"{', '.join(self.components)}")
             counts[c] += 1
         return tuple(counts)
@@ -293,7 +293,7 @@ class Rules:
         """The canonical full name of the item with these component counts."""
         parts = [c for c, n in zip(self.components, vector, strict=True) for _ in range(n)]
         if not parts:
-            raise ValueError("an item has at least one component")
+            raise InvalidArgumentError("an item has at least one component")
         return "-".join(sorted(parts, key=lambda c: (self._kind(c), c)))
 
     def item_name(self, components: Iterable[str]) -> str:
@@ -319,7 +319,7 @@ class Rules:
     def chop(self, item: str) -> str:
         """The chopped item (its one fresh food becomes chopped); ValueError unless it needs chopping."""
         if not self.needs_chop(item):
-            raise ValueError(f"{item} cannot be chopped")
+            raise InvalidArgumentError(f"{item} cannot be chopped")
         v = list(self.vector(item))
         i = v.index(1)
         v[i], v[i + 1] = 0, 1
@@ -333,7 +333,7 @@ class Rules:
     def merge(self, a: str, b: str) -> str:
         """The union of a and b; ValueError unless they are mergeable."""
         if not self.mergeable(a, b):
-            raise ValueError(f"{a} and {b} cannot be merged")
+            raise InvalidArgumentError(f"{a} and {b} cannot be merged")
         return self.name_of([x + y for x, y in zip(self.vector(a), self.vector(b), strict=True)])
 
     def deliverable(self, item: str) -> bool:
@@ -555,12 +555,12 @@ def check_inventory(rules: Rules, initial_items: Iterable[str], recipes: Iterabl
     """
     have = rules.kind_counts(initial_items)
     if have[PLATE] < 1:
-        raise ValueError("the kitchen has no plate; every recipe needs one")
+        raise InvalidArgumentError("the kitchen has no plate; every recipe needs one")
     for r in recipes:
         r = rules.as_recipe(r)
         for food, n in Counter(r.ingredients).items():
             if have[food] < n:
-                raise ValueError(f"recipe {r.name} needs {n} {food}, the kitchen has {have[food]}")
+                raise InvalidArgumentError(f"recipe {r.name} needs {n} {food}, the kitchen has {have[food]}")
 
 
 def compile_tables(rules: Rules, initial_items: Iterable[str] | Mapping, recipes: Iterable[Recipe | str]
@@ -590,7 +590,7 @@ def compile_tables(rules: Rules, initial_items: Iterable[str] | Mapping, recipes
     items = list(initial_items.values()) if isinstance(initial_items, Mapping) else list(initial_items)
     recipes = tuple(rules.as_recipe(r) for r in recipes)
     if len(recipes) > 32:
-        raise ValueError(f"at most 32 recipes per level, got {len(recipes)}")
+        raise InvalidArgumentError(f"at most 32 recipes per level, got {len(recipes)}")
     check_inventory(rules, items, recipes)
     vectors = sorted(_closure(rules, [rules.vector(i) for i in items]),
                      key=lambda v: (sum(v), [c for c, n in enumerate(v) for _ in range(n)]))
@@ -619,7 +619,8 @@ def compile_tables(rules: Rules, initial_items: Iterable[str] | Mapping, recipes
             dish_of[ids[d]] |= np.uint32(1 << r)
     for r, d in zip(recipes, dish_vectors, strict=True):
         if d not in ids:
-            raise ValueError(f"recipe {r.name}: its dish {rules.name_of(d)} cannot be made from the initial items")
+            raise InvalidArgumentError(
+                f"recipe {r.name}: its dish {rules.name_of(d)} cannot be made from the initial items")
     recipe_dish = np.array([ids[d] for d in dish_vectors], dtype=np.int16)
     merge_to = _merge_table(counts, fresh == 0)
     components = counts.astype(np.uint8)

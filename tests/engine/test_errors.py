@@ -38,3 +38,12 @@ def test_stepping_an_ended_env_without_autoreset_is_a_kernel_error():
     with pytest.raises(gridsim.KernelError, match="autoreset_mode is DISABLED") as info:
         envs.step([0, 0])
     assert info.value.env == 0
+
+
+def test_bad_kitchen_rules_raise_gridsim_errors():
+    from gridsim.kitchen.rules import DEFAULT_RULES
+
+    with pytest.raises(gridsim.InvalidArgumentError, match="lower-case letter"):
+        DEFAULT_RULES.with_food("Cucumber", char="C")
+    with pytest.raises(gridsim.GridSimError, match="unknown food"):
+        DEFAULT_RULES.with_recipe("Soup", ["Carrot"])

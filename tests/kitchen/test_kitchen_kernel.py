@@ -250,8 +250,11 @@ def test_pettingzoo_episode_removes_agents_when_the_kitchen_is_solved():
     for ch in script:
         obs, rewards, terms, truncs, infos = env.step({"agent-1": MOVES[ch]})
     assert rewards == {"agent-1": 1.0} and terms == {"agent-1": True} and env.agents == []
-    with pytest.raises(RuntimeError):
+    with pytest.raises(gridsim.KernelError, match="call reset"):
         env.step({"agent-1": 0})
+    env.reset(seed=1)
+    with pytest.raises(gridsim.InvalidActionError, match="not live"):
+        env.step({"agent-2": 0})
 
 
 def _expected_features(lvl, state, own=None):
