@@ -71,6 +71,7 @@ def _progress_bar(enabled: bool, total: int):
 def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
     """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None)."""
     import gridsim
+    from gridsim.api.surface import LevelApi
     from gridsim.benchmark import make_actions, measure, measure_threads
 
     tick = bar.update if bar is not None else None
@@ -87,6 +88,7 @@ def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
         envs = gridsim.make(args.level, args.num_envs, level_directory=args.level_directory,
                             num_threads=threads[0], **fam.bench_kwargs,
                             **({"obs_type": obs_type} if obs_type else {}))
+        assert isinstance(envs, LevelApi)  # every family's env has the level API
         obs_type = envs.read_property("settings.obs_type")
         envs.reset(seed=args.seed)
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)

@@ -5,12 +5,17 @@ A base of :class:`gridsim.kitchen.KitchenVectorEnv`; it reads the env's state ar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from gridsim.api.properties import Property, PropertyTable
 from gridsim.api.specs import ActionSpec, ObsSpec
 from gridsim.api.surface import LevelApi, ObservationEntry, texts_of
 from gridsim.events import EventSpec
+
+if TYPE_CHECKING:
+    from gridsim.kitchen.level import KitchenLevel
 
 __all__ = ["KITCHEN_EVENTS", "KitchenApi"]
 
@@ -35,6 +40,18 @@ class KitchenApi(LevelApi):
 
     EVENT_SPECS = KITCHEN_EVENTS
 
+    if TYPE_CHECKING:  # what the mixin uses of KitchenVectorEnv
+        level: KitchenLevel
+        num_agents: int
+        agent_rows: bool
+        obs_type: str
+        _num_features: int
+
+        def _features(self, grid: np.ndarray) -> np.ndarray: ...
+
+        def get_state(self, index: int = 0) -> dict[str, Any]:
+            """The state dict of row ``index``."""
+
     @property
     def row_units(self) -> np.ndarray:
         """(N,) the kitchen of each row."""
@@ -57,8 +74,10 @@ class KitchenApi(LevelApi):
                 return np.stack([c % W, c // W], axis=1).astype(np.int32)
 
             entries[f"{a + 1}.POSITION"] = (ObsSpec(f"{a + 1}.POSITION", np.dtype(np.int32), (2,)), pos)
-            entries[f"{a + 1}.HELD"] = (ObsSpec(f"{a + 1}.HELD", np.dtype(np.int32), ()),
-                                        lambda a=a: st.held[units, a].astype(np.int32))
+            def held(a: int = a) -> np.ndarray:
+                return st.held[units, a].astype(np.int32)
+
+            entries[f"{a + 1}.HELD"] = (ObsSpec(f"{a + 1}.HELD", np.dtype(np.int32), ()), held)
 
         def delivered():
             return tuple(st.delivered_item[u, : int(st.n_delivered[u])].astype(np.int32) for u in units)

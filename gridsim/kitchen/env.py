@@ -146,7 +146,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self.max_episode_steps = max_episode_steps
         if isinstance(tile_px, bool) or not isinstance(tile_px, numbers.Integral) or not 1 <= tile_px <= 256:
             raise InvalidArgumentError(f"tile_px must be an integer in 1..256, got {tile_px!r:.80}")
-        self.tile_px = int(tile_px)
+        self.tile_px: int = int(tile_px)
         self.state = KitchenState(
             self.level, self.num_kitchens, num_agents, agent_rows=agent_rows, channels_first=channels_first,
             autoreset_mode=self.kernel_autoreset, max_steps=max_episode_steps or 0, events=self.record_events,

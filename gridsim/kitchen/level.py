@@ -163,7 +163,7 @@ class KitchenLevel:
 
 def _sections(lines: list[str], source: str) -> list[list[tuple[int, str]]]:
     sections: list[list[tuple[int, str]]] = []
-    current = None
+    current: list[tuple[int, str]] | None = None
     for lineno, line in enumerate(lines, start=1):
         if line == "":
             current = None

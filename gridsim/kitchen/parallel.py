@@ -48,7 +48,9 @@ class KitchenParallelEnv(ParallelEnv):
         self.possible_agents = [f"agent-{a + 1}" for a in range(num_agents)]
         self.agents: list[str] = []
         # The same space objects on every call (PettingZoo's API test checks identity).
-        self._observation_spaces = {a: self._vec.single_observation_space for a in self.possible_agents}
+        obs_space = self._vec.single_observation_space
+        assert isinstance(obs_space, gym.spaces.Box)  # a grid or a feature vector
+        self._observation_spaces = {a: obs_space for a in self.possible_agents}
         self._action_spaces = {a: gym.spaces.Discrete(5) for a in self.possible_agents}
         self._actions = np.zeros(num_agents, np.int64)
 
@@ -80,6 +82,7 @@ class KitchenParallelEnv(ParallelEnv):
             self._actions[i] = actions.get(a, 0)
         obs, rewards, term, trunc, _ = self._vec.step(self._actions)
         live = self.agents
+        out: tuple[dict[str, np.ndarray], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict]]
         out = ({a: obs[i] for i, a in enumerate(self.possible_agents) if a in live},
                {a: float(rewards[i]) for i, a in enumerate(self.possible_agents) if a in live},
                {a: bool(term[i]) for i, a in enumerate(self.possible_agents) if a in live},

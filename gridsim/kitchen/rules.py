@@ -588,10 +588,10 @@ def compile_tables(rules: Rules, initial_items: Iterable[str] | Mapping, recipes
             kinds, or into an item holding more than ``MAX_COMPONENT_COUNT`` of one component.
     """
     items = list(initial_items.values()) if isinstance(initial_items, Mapping) else list(initial_items)
-    recipes = tuple(rules.as_recipe(r) for r in recipes)
-    if len(recipes) > 32:
-        raise InvalidArgumentError(f"at most 32 recipes per level, got {len(recipes)}")
-    check_inventory(rules, items, recipes)
+    level_recipes = tuple(rules.as_recipe(r) for r in recipes)
+    if len(level_recipes) > 32:
+        raise InvalidArgumentError(f"at most 32 recipes per level, got {len(level_recipes)}")
+    check_inventory(rules, items, level_recipes)
     vectors = sorted(_closure(rules, [rules.vector(i) for i in items]),
                      key=lambda v: (sum(v), [c for c, n in enumerate(v) for _ in range(n)]))
     names = (EMPTY_NAME,) + tuple(rules.name_of(v) for v in vectors)
@@ -612,17 +612,17 @@ def compile_tables(rules: Rules, initial_items: Iterable[str] | Mapping, recipes
         v[c], v[c + 1] = 0, 1
         chop_to[i] = ids[tuple(v)]
     deliverable = ((size >= 2) & (fresh == 0)).astype(np.uint8)
-    dish_vectors = [rules.vector(rules.dish(r)) for r in recipes]
+    dish_vectors = [rules.vector(rules.dish(r)) for r in level_recipes]
     dish_of = np.zeros(n_items, np.uint32)
     for r, d in enumerate(dish_vectors):
         if d in ids:
             dish_of[ids[d]] |= np.uint32(1 << r)
-    for r, d in zip(recipes, dish_vectors, strict=True):
+    for recipe, d in zip(level_recipes, dish_vectors, strict=True):
         if d not in ids:
             raise InvalidArgumentError(
-                f"recipe {r.name}: its dish {rules.name_of(d)} cannot be made from the initial items")
+                f"recipe {recipe.name}: its dish {rules.name_of(d)} cannot be made from the initial items")
     recipe_dish = np.array([ids[d] for d in dish_vectors], dtype=np.int16)
     merge_to = _merge_table(counts, fresh == 0)
     components = counts.astype(np.uint8)
-    return KitchenTables(rules, names, rules.components, recipes, chop_to, merge_to, deliverable, dish_of,
+    return KitchenTables(rules, names, rules.components, level_recipes, chop_to, merge_to, deliverable, dish_of,
                          components, recipe_dish)

@@ -115,7 +115,7 @@ def _color(value, where: str = "") -> tuple[int, int, int]:
     c = tuple(int(v) for v in value)
     if len(c) != 3 or not all(0 <= v <= 255 for v in c):
         raise InvalidArgumentError(f"{where}a colour is three integers in 0..255, got {value!r}")
-    return c  # type: ignore[return-value]
+    return c
 
 
 class Alphabet:
@@ -193,7 +193,7 @@ class Alphabet:
 
     def extended(self, extra: Mapping[str, Symbol | Mapping], name: str | None = None) -> Alphabet:
         """A new alphabet with symbols added or replaced (existing ids keep their position)."""
-        merged = dict(self.symbols)
+        merged: dict[str, Symbol | Mapping] = dict(self.symbols)
         merged.update(extra)
         return Alphabet(merged, self.agent_color, self.default_symbol, name or self.name)
 

@@ -5,12 +5,19 @@ A base of :class:`gridsim.nav.NavVectorEnv`; it reads the env's state arrays and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
 import numpy as np
 
 from gridsim.api.properties import Property, PropertyTable
 from gridsim.api.specs import ActionSpec, ObsSpec
 from gridsim.api.surface import LevelApi, ObservationEntry, parse_pair, texts_of
 from gridsim.events import EventSpec
+
+if TYPE_CHECKING:
+    from gridsim.nav.level import NavLevel
 
 __all__ = ["NAV_EVENTS", "NavApi"]
 
@@ -26,6 +33,17 @@ class NavApi(LevelApi):
     """PixelWorld's observations ``COORDS``, ``VIEW``, ``IMAGE``, ``WORLD.TEXT``; action ``MOVE``."""
 
     EVENT_SPECS = NAV_EVENTS
+
+    if TYPE_CHECKING:  # what the mixin uses of NavVectorEnv
+        obs_type: str
+        actions: str
+        maps: list[NavLevel]
+
+        def get_state(self, index: int = 0) -> dict[str, Any]:
+            """The state dict of env ``index``."""
+
+        def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
+            """Inject a state dict into env ``index``."""
 
     def _observation_entries(self) -> dict[str, ObservationEntry]:
         st = self.state
@@ -64,7 +82,9 @@ class NavApi(LevelApi):
         """``MOVE``, unless the actions are continuous."""
         if self.actions == "2d_continuous":
             return []
-        return [ActionSpec("MOVE", 0, int(self.single_action_space.n) - 1)]
+        space = self.single_action_space
+        assert isinstance(space, gym.spaces.Discrete)  # every action type but 2d_continuous
+        return [ActionSpec("MOVE", 0, int(space.n) - 1)]
 
     def continuous_action_spec(self) -> list[ActionSpec]:
         """``MOVE.ROW`` and ``MOVE.COL`` for ``2d_continuous``."""

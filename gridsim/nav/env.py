@@ -68,6 +68,8 @@ def nav_spaces(
     H, W = level.height, level.width
     check_obs_size(H, W, view_size, pixels_per_cell)
     kind = OBS_TYPES[_choice("obs_type", obs_type, OBS_TYPES)]
+    obs: gym.spaces.Box
+    action: gym.spaces.Space
     if kind == OBS_COORDS:
         obs = gym.spaces.Box(
             low=np.zeros(2, np.int32), high=np.array([H - 1, W - 1], np.int32), dtype=np.int32
@@ -286,7 +288,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
                 f"options['start'] must have shape (2,) or ({self.num_envs}, 2), got {start.shape}"
             )
         for i in np.flatnonzero(mask):
-            self._check_cell(int(start[i, 0]), int(start[i, 1]), i, "options['start']")
+            self._check_cell(int(start[i, 0]), int(start[i, 1]), int(i), "options['start']")
         st = self.state
         st.start_override[mask] = st.cell_of(start[mask])
 

@@ -195,9 +195,10 @@ def map_tiles(
                 parsed.source, parsed.row_lines[i], bad + 1,
             )
         tiles[~known] = ids[default]
-        rows = list(rows)
-        for i in bad_rows:
-            rows[i] = "".join(ch if ch in ids else default for ch in rows[i])
+        fixed = list(rows)
+        for r in bad_rows.tolist():
+            fixed[r] = "".join(ch if ch in ids else default for ch in fixed[r])
+        rows = tuple(fixed)
     return tiles, tuple(rows)
 
 

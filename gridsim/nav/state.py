@@ -224,7 +224,7 @@ class NavState(BatchState):
             self.reward_index[:] = np.arange(N)
         else:
             self.cell_reward[:] = np.stack([
-                self._pad(constant_reward_table(m, planes, self.randomize_goals)) for m in maps
+                self._pad(constant_reward_table(m, planes, bool(self.randomize_goals))) for m in maps
             ])
             self.reward_index[:] = self.map_id
         # A valid cell even before the first reset, so no step can ever index outside the map.
