@@ -75,8 +75,10 @@ def time_case(name: str, repeats: int, timeout: float, source: str | None) -> di
     times = []
     for _ in range(repeats):
         try:
+            # From bench/, so the child's sys.path[0] is not a source folder without the compiled kernel.
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                                 check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                                 check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                                 cwd=os.path.dirname(os.path.abspath(__file__)))
         except subprocess.TimeoutExpired:
             return {"bench": "bench_load", "case": name, "seconds": timeout, "timed_out": True, "repeats": 1}
         times.append(float(out.stdout.split()[-1]))

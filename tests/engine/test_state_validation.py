@@ -215,9 +215,10 @@ else:
     ("kitchen", "agent_cell", -1), ("kitchen", "held", 999), ("kitchen", "tile_item", 999),
     ("kitchen", "n_delivered", 50),
 ])
-def test_states_that_crashed_the_kernel_are_refused(family, field, value):
+def test_states_that_crashed_the_kernel_are_refused(family, field, value, tmp_path):
     """Segfaults, heap reads and double frees once; run in a subprocess so a crash fails only this test."""
+    # Outside the source folder, so the child imports the installed gridsim (with its kernel).
     out = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, family, field, str(value)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == f"refused {field} 0"
