@@ -323,14 +323,6 @@ class NavState(BatchState):
         grid = self.grid[self.grid_index[i]].reshape(self.height + 2 * P, self.row_stride)
         return grid[P : P + self.height, P : P + self.width].copy()
 
-    def set_tiles(self, i: int, tiles: np.ndarray):
-        """Write env i's current (H, W) tile ids (mutable levels only) and their flags."""
-        P = self.pad
-        g = self.grid_index[i]
-        grid = self.grid[g].reshape(self.height + 2 * P, self.row_stride)
-        grid[P : P + self.height, P : P + self.width] = tiles
-        self.cell_flags[g] = self.tile_flags[self.grid[g]].astype(np.uint8)
-
 def constant_reward_table(level: NavLevel, planes: int, randomize_goals: bool) -> np.ndarray:
     """The fixed-reward table of a map whose fixed rewards are all constant: (planes, H, W) float32.
 
