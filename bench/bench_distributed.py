@@ -35,7 +35,7 @@ import ray  # noqa: E402
 
 import gridsim  # noqa: E402
 from gridsim import distributed  # noqa: E402
-from gridsim.benchmark import machine_info  # noqa: E402
+from gridsim.tools.benchmark import machine_info  # noqa: E402
 
 
 def timed(fn):

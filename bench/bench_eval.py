@@ -35,7 +35,7 @@ import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gridsim  # noqa: E402
-from gridsim.benchmark import machine_info  # noqa: E402
+from gridsim.tools.benchmark import machine_info  # noqa: E402
 
 FAMILY_IDS = {
     "nav": "gridsim/PixelWorld-room1_small-v0",

@@ -30,8 +30,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gridsim  # noqa: E402
-from gridsim.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
 from gridsim.families import FAMILIES  # noqa: E402
+from gridsim.tools.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
 
 # Each family's benchmark level and batch settings (its row in the family table).
 LEVELS = {name: (f.bench_level_format.format(f.bench_level), dict(f.bench_kwargs)) for name, f in FAMILIES.items()}

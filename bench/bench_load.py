@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 
-from gridsim.benchmark import machine_info
+from gridsim.tools.benchmark import machine_info
 
 
 def many_foods_kitchen(per_food: int, plates: int) -> str:
@@ -44,7 +44,8 @@ def open_room(n: int) -> str:
 
 # name -> (setup code, the timed call); run in the child interpreter.
 _KITCHEN = "from gridsim.kitchen.level import parse_kitchen_text, find_kitchen_level\n"
-_NAV = "from gridsim.nav.level import compile_nav_level, read_nav_level\nfrom gridsim.textmap import parse_level_text\n"
+_NAV = ("from gridsim.nav.level import compile_nav_level, read_nav_level\n"
+        "from gridsim.levels.textmap import parse_level_text\n")
 CASES = {
     "kitchen-30-foods": (_KITCHEN + "text = many_foods_kitchen(10, 4)", "parse_kitchen_text(text)"),
     "nav-3000": (_NAV + "text = open_room(3000)", "compile_nav_level(parse_level_text(text))"),

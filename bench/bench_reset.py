@@ -21,8 +21,8 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads stay off the kernel's cores
 
 import gridsim  # noqa: E402
-from gridsim.benchmark import machine_info  # noqa: E402
 from gridsim.families import FAMILIES  # noqa: E402
+from gridsim.tools.benchmark import machine_info  # noqa: E402
 
 
 def time_resets(family: str, num_envs: int, threads: int, repeats: int) -> dict:

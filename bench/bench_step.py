@@ -64,8 +64,8 @@ import gymnasium  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gridsim  # noqa: E402
-from gridsim.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
 from gridsim.families import FAMILIES  # noqa: E402
+from gridsim.tools.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
 
 MODES = ("raw", "step", "reference")
 BENCH = "bench_step"

@@ -9,7 +9,7 @@ Usage::
 For each family (its bench level and settings, ``gridsim.families``) and each batch size N,
 one batch is made and ``GridVectorEnv.step`` (``--mode step``, the default) or the bare kernel
 call (``--mode raw``) is timed at every thread count; the thread counts take turns within each
-repeat (``gridsim.benchmark.measure_threads``), so noise on a shared machine hits them alike.
+repeat (``gridsim.tools.benchmark.measure_threads``), so noise on a shared machine hits them alike.
 Each repeat does about ``--env-steps`` env-steps (at least 10 calls).
 
 Output: one JSON line per (family, N, threads) on stdout, and with ``--outdir`` (default
@@ -31,9 +31,9 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads stay off the kernel's cores
 
 import gridsim  # noqa: E402
-from gridsim.benchmark import machine_info, make_actions, measure_threads  # noqa: E402
+from gridsim.engine.vector import parse_num_threads  # noqa: E402
 from gridsim.families import FAMILIES  # noqa: E402
-from gridsim.vector import parse_num_threads  # noqa: E402
+from gridsim.tools.benchmark import machine_info, make_actions, measure_threads  # noqa: E402
 
 SIZES = (64, 1024, 16384, 65536, 262144)
 BENCH_DIR = Path(__file__).resolve().parent

@@ -9,16 +9,8 @@ Importing gridsim registers its ids with Gymnasium::
 """
 
 import gridsim._core as _core
-from gridsim.api import (
-    ActionSpec,
-    EnvironmentStatus,
-    ObsSpec,
-    PropertyAttribute,
-    PropertyResult,
-    Setting,
-    SettingsError,
-    flatten_args,
-)
+from gridsim.engine.events import EventSpec
+from gridsim.engine.vector import GridVectorEnv
 from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
 from gridsim.errors import (
     ArgumentTypeError,
@@ -34,14 +26,24 @@ from gridsim.errors import (
     NameNotFoundError,
     PolicyError,
 )
-from gridsim.evaluate import EvalResult, RandomPolicy, SweepResult, evaluate
-from gridsim.events import EventSpec
 from gridsim.kitchen import LevelParseError
-from gridsim.level import Level, make
-from gridsim.lookup import find_level, read_level
+from gridsim.lab2d import (
+    ActionSpec,
+    EnvironmentStatus,
+    ObsSpec,
+    PropertyAttribute,
+    PropertyResult,
+    Setting,
+    SettingsError,
+    flatten_args,
+)
+from gridsim.levels.lookup import find_level, read_level
+from gridsim.make import Level, make
 from gridsim.nav import TaskSampler
 from gridsim.registry import register_all, register_level, registered_ids
-from gridsim.vector import GridVectorEnv
+from gridsim.tools.evaluate import evaluate
+from gridsim.tools.policies import RandomPolicy
+from gridsim.tools.results import EvalResult, SweepResult
 
 __version__ = "0.1.0"
 

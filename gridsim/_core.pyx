@@ -3,11 +3,11 @@
 # ``# cython:`` header here would override them.
 """gridsim's compiled kernel: reset, step and observe all N envs of a batch, nogil.
 
-Every array belongs to numpy (``gridsim.state``); the kernel binds typed views to
+Every array belongs to numpy (``gridsim.engine.state``); the kernel binds typed views to
 them once and writes its results in place. Inputs are validated in a first pass
 over the batch, before any state changes, so a bad action raises without touching
 any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
-Python exceptions in ``gridsim.vector``.
+Python exceptions in ``gridsim.engine.vector``.
 
 Where things live: the step skeleton every family runs (validation, autoreset, rewards
 and flags, episode statistics, final observations, events, errors) is written once in
@@ -124,7 +124,7 @@ DERIVE_KEYS_THREAD_MIN = KEYS_THREAD_MIN
 
 def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1] out,
                 int num_threads=1):
-    """Write env i's key for ``seeds[i]`` into ``out[i]``, the same as ``gridsim.rng.derive_keys``.
+    """Write env i's key for ``seeds[i]`` into ``out[i]``, the same as ``gridsim.engine.rng.derive_keys``.
 
     Every key depends on its seed alone, so the thread count never changes a key.
 
@@ -151,7 +151,7 @@ def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1]
 
 
 def rng_stream(uint64_t state, Py_ssize_t n):
-    """The first n outputs of the kernel's SplitMix64 stream (tests compare with gridsim.rng)."""
+    """The first n outputs of the kernel's SplitMix64 stream (tests compare with gridsim.engine.rng)."""
     out = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] o = out
     cdef Py_ssize_t k
@@ -161,7 +161,7 @@ def rng_stream(uint64_t state, Py_ssize_t n):
 
 
 def rng_samples(uint64_t state, int kind, double a, double b, Py_ssize_t n):
-    """n draws of a reward distribution from one stream (tests compare with gridsim.rng)."""
+    """n draws of a reward distribution from one stream (tests compare with gridsim.engine.rng)."""
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] o = out
     cdef Py_ssize_t k
@@ -171,7 +171,7 @@ def rng_samples(uint64_t state, int kind, double a, double b, Py_ssize_t n):
 
 
 def rng_bounded(uint64_t state, uint64_t bound, Py_ssize_t n):
-    """n bounded draws in [0, bound) from one stream (tests compare with gridsim.rng)."""
+    """n bounded draws in [0, bound) from one stream (tests compare with gridsim.engine.rng)."""
     out = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] o = out
     cdef Py_ssize_t k
@@ -181,5 +181,5 @@ def rng_bounded(uint64_t state, uint64_t bound, Py_ssize_t n):
 
 
 def rng_stream_seed(uint64_t key0, uint64_t key1, uint64_t tag, uint64_t counter):
-    """The kernel's stream_seed (tests compare with gridsim.rng.stream_seed)."""
+    """The kernel's stream_seed (tests compare with gridsim.engine.rng.stream_seed)."""
     return stream_seed(key0, key1, tag, counter)

@@ -74,7 +74,7 @@ ctypedef fused limits_t:
 
 
 # ---------------------------------------------------------------- events
-# Every kernel records events through these (gridsim.events documents the buffers).
+# Every kernel records events through these (gridsim.engine.events documents the buffers).
 
 def _check_event_buffers(state, Py_ssize_t units):
     """Check that a state's event arrays fit a kernel of ``units`` worlds (raises ValueError)."""

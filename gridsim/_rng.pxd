@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Per-env random streams (SplitMix64); the same functions as gridsim/rng.py, in C.
+"""Per-env random streams (SplitMix64); the same functions as gridsim/engine/rng.py, in C.
 
 Every stream state is a uint64 passed by pointer, owned by a numpy array: no
 global state, so envs can be stepped in any order or thread with identical draws.

@@ -20,11 +20,11 @@ def level_argument(text: str) -> str | Path:
 
 
 def _bench(args) -> int:
-    from gridsim.benchmark import machine_info
+    from gridsim.engine.vector import parse_num_threads
     from gridsim.errors import LevelNotFoundError
     from gridsim.families import family_row
-    from gridsim.level import load_level
-    from gridsim.vector import parse_num_threads
+    from gridsim.make import load_level
+    from gridsim.tools.benchmark import machine_info
 
     # Resolve the level and the thread counts before the table header, so that a mistake is
     # one line of error, not a traceback after the header.
@@ -71,8 +71,8 @@ def _progress_bar(enabled: bool, total: int):
 def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
     """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None)."""
     import gridsim
-    from gridsim.api.surface import LevelApi
-    from gridsim.benchmark import make_actions, measure, measure_threads
+    from gridsim.lab2d.surface import LevelApi
+    from gridsim.tools.benchmark import make_actions, measure, measure_threads
 
     tick = bar.update if bar is not None else None
 
@@ -138,7 +138,8 @@ def _eval(args) -> int:
     import time
 
     import gridsim
-    from gridsim.evaluate import SweepResult, load_policy
+    from gridsim.tools.policies import load_policy
+    from gridsim.tools.results import SweepResult
 
     try:
         seeds = parse_seeds(args.seeds)
@@ -151,7 +152,7 @@ def _eval(args) -> int:
         return 2
     ray_kwargs = {}
     if args.ray:
-        from gridsim import distributed
+        from gridsim.tools import distributed
 
         ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
                       "num_envs_per_worker": args.num_envs, "num_threads_per_worker": args.num_threads,
@@ -199,8 +200,8 @@ def _eval(args) -> int:
 
 
 def _render(args) -> int:
-    from gridsim.evaluate import load_policy
-    from gridsim.record import MEDIA_SUFFIXES, record_episode, write_frames
+    from gridsim.tools.policies import load_policy
+    from gridsim.tools.record import MEDIA_SUFFIXES, record_episode, write_frames
 
     def fail(message) -> int:
         print(f"gridsim render: error: {str(message).splitlines()[0]}", file=sys.stderr)
@@ -236,7 +237,7 @@ def _list(args) -> int:
     import gridsim
 
     if args.settings:
-        from gridsim.api.settings import settings_table
+        from gridsim.engine.settings import settings_table
         from gridsim.families import FAMILIES
 
         for fam in FAMILIES.values():
@@ -270,7 +271,7 @@ def _check(args) -> int:
 
 
 def _play(args) -> int:
-    from gridsim.play import main as play_main
+    from gridsim.tools.play import main as play_main
 
     return play_main(args.rest)
 
@@ -293,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["play"]:
         # play parses its own arguments; argparse.REMAINDER would drop options before the id.
-        from gridsim.play import main as play_main
+        from gridsim.tools.play import main as play_main
 
         return play_main(argv[1:])
     parser = argparse.ArgumentParser(prog="gridsim", description="Batched grid worlds.")

@@ -17,7 +17,7 @@ builtin exception people already catch for that kind of mistake, as numpy's and 
 - :class:`NameNotFoundError` (``KeyError``): an observation name the env does not have.
 
 ``gridsim.SettingsError`` (a setting) and the property errors of the level API
-(``gridsim.api.PropertyNotFoundError``, ...) derive from :class:`GridSimError` too. docs/errors.md
+(``gridsim.lab2d.PropertyNotFoundError``, ...) derive from :class:`GridSimError` too. docs/errors.md
 lists them all.
 """
 

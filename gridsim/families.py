@@ -1,4 +1,4 @@
-"""The one table of families: name -> :class:`gridsim.family.Family`.
+"""The one table of families: name -> :class:`gridsim.engine.family.Family`.
 
 The registry, the CLI (``list``, ``check``, ``bench``, ``play``), :func:`gridsim.make`,
 the level API and the benchmarks read the families from here. Adding a family is its
@@ -7,8 +7,8 @@ folder plus one row below (and its kernel include in ``gridsim/_core.pyx``).
 
 from __future__ import annotations
 
+from gridsim.engine.family import Family
 from gridsim.errors import InvalidArgumentError
-from gridsim.family import Family
 from gridsim.kitchen.env import FAMILY as KITCHEN
 from gridsim.nav.env import FAMILY as NAV
 from gridsim.roboman.env import FAMILY as ROBOMAN

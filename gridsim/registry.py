@@ -6,12 +6,12 @@ from typing import Any
 
 import gymnasium as gym
 
+from gridsim.engine.family import Family
 from gridsim.families import FAMILIES
-from gridsim.family import Family
 
 __all__ = ["ALIASES", "register_all", "register_level", "registered_ids"]
 
-LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.level:LevelEnv", "gridsim.level:make"
+LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.make:LevelEnv", "gridsim.make:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
 ALIASES: dict[str, str] = {}
 

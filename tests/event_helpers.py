@@ -1,10 +1,10 @@
-"""Helpers for comparing kernel events (``gridsim.events``) with the references' event lists."""
+"""Helpers for comparing kernel events (``gridsim.engine.events``) with the references' event lists."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gridsim.events import decode_events
+from gridsim.engine.events import decode_events
 
 
 def as_tuples(decoded: list) -> list[tuple[str, tuple[int, ...]]]:

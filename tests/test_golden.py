@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gridsim.engine.rng import derive_keys
 from gridsim.nav.level import load_nav_level
 from gridsim.reference.nav import draw_reward_table, nav_reset, nav_step
-from gridsim.rng import derive_keys
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 SCRIPT = GOLDEN_DIR / "regenerate.py"

@@ -13,7 +13,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import gridsim  # noqa: F401  (registers the ids)
-from gridsim.record import record_episode, write_frames
+from gridsim.tools.record import record_episode, write_frames
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "tests"))

@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from gridsim.vector import GridVectorEnv, batch_action_masks, parse_autoreset_mode
+from gridsim.engine.vector import GridVectorEnv, batch_action_masks, parse_autoreset_mode
 
 __all__ = ["SB3VecEnv"]
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gridsim.api.properties import Property, PropertyTable
-from gridsim.api.specs import ActionSpec, ObsSpec
-from gridsim.api.surface import LevelApi, ObservationEntry, texts_of
-from gridsim.events import EventSpec
+from gridsim.engine.events import EventSpec
+from gridsim.lab2d.properties import Property, PropertyTable
+from gridsim.lab2d.specs import ActionSpec, ObsSpec
+from gridsim.lab2d.surface import LevelApi, ObservationEntry, texts_of
 
 if TYPE_CHECKING:
     from gridsim.kitchen.level import KitchenLevel

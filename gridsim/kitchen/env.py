@@ -10,7 +10,8 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import (
+from gridsim.engine.family import Family, Register
+from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
     accepts_settings,
@@ -18,16 +19,15 @@ from gridsim.api.settings import (
     check_choice,
     check_max_steps,
 )
+from gridsim.engine.single import SingleEnvView
+from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
-from gridsim.family import Family, Register
 from gridsim.kitchen.api import KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
 from gridsim.kitchen.render import render_ansi, render_rgb
 from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.kitchen.state import KitchenState
-from gridsim.lookup import builtin_level_names
-from gridsim.single import SingleEnvView
-from gridsim.vector import GridVectorEnv
+from gridsim.levels.lookup import builtin_level_names
 
 __all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
 

@@ -46,8 +46,8 @@ from gridsim.kitchen.rules import (
     check_inventory,
     compile_tables,
 )
-from gridsim.lookup import builtin_level_names, find_level
-from gridsim.textmap import decode_level_bytes
+from gridsim.levels.lookup import builtin_level_names, find_level
+from gridsim.levels.textmap import decode_level_bytes
 
 __all__ = [
     "KitchenLevel",
@@ -308,7 +308,7 @@ def builtin_kitchen_names() -> list[str]:
 
 
 def find_kitchen_level(level: str | Path, level_directory: str | Path | None = None) -> Path:
-    """:func:`gridsim.lookup.find_level`, also trying ``kitchen/<name>`` for a bare name.
+    """:func:`gridsim.levels.lookup.find_level`, also trying ``kitchen/<name>`` for a bare name.
 
     Raises:
         LevelNotFoundError: nothing matched; the error lists every path tried.

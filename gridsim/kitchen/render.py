@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gridsim.draw import blend, cell_box, cells_frame, draw_grid, draw_text, fill_disc, fill_rect, outline_rect
+from gridsim.engine.draw import blend, cell_box, cells_frame, draw_grid, draw_text, fill_disc, fill_rect, outline_rect
 from gridsim.kitchen.level import KitchenLevel, load_kitchen_level
 from gridsim.kitchen.rules import COUNTER, CUTBOARD, DELIVERY, PLATE, TILES, Rules
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 import gridsim._core as _core
+from gridsim.engine.events import num_fields
+from gridsim.engine.state import BatchState, Field, StateView
 from gridsim.errors import InvalidArgumentError
-from gridsim.events import num_fields
 from gridsim.kitchen.api import KITCHEN_EVENTS
-from gridsim.state import BatchState, Field, StateView
 
 FLOOR, DELIVERY = _core.KITCHEN_TILE_KINDS["floor"], _core.KITCHEN_TILE_KINDS["delivery"]
 # Tiles an item may lie on.
@@ -35,7 +35,7 @@ class KitchenState(BatchState):
         max_events: event slots per kitchen and step.
     """
 
-    # The family's own arrays (gridsim.state adds the ones every family has; a world is a kitchen).
+    # The family's own arrays (gridsim.engine.state adds the ones every family has; a world is a kitchen).
     # D: the most deliveries a kitchen's items allow.
     FIELDS = (
         Field("agent_cell", np.int16, ("K", "A"), "each agent's cell"),

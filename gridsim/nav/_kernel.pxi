@@ -13,7 +13,7 @@ cdef enum:
     F_STOCHASTIC = 8    # fresh reward draw on every visit (episode stream)
     F_COLLECTIBLE = 16  # pays once per episode, then the cell holds the default tile
 
-# Observation kinds (gridsim.state OBS_*).
+# Observation kinds (gridsim.engine.state OBS_*).
 cdef enum:
     OBS_COORDS = 0      # int32 (2,) [row, col]
     OBS_IMAGE = 1       # uint8 (H*k, W*k, 3) or (3, H*k, W*k)

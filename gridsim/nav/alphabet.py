@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gridsim._core as _core
+from gridsim.engine.rng import Dist
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
-from gridsim.rng import Dist
 
 __all__ = [
     "ALPHABETS",

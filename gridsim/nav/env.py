@@ -10,7 +10,8 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import (
+from gridsim.engine.family import Family, Register
+from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
     accepts_settings,
@@ -18,16 +19,15 @@ from gridsim.api.settings import (
     check_choice,
     check_max_steps,
 )
+from gridsim.engine.single import SingleEnvView
+from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
-from gridsim.family import Family, Register
-from gridsim.lookup import builtin_level_names, read_level
+from gridsim.levels.lookup import builtin_level_names, read_level
+from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
 from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level, read_nav_level
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
-from gridsim.single import SingleEnvView
-from gridsim.textmap import parse_level_text
-from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES",
            "PIXELWORLD_IDS"]

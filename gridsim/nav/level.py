@@ -17,9 +17,9 @@ import numpy as np
 
 import gridsim._core as _core
 from gridsim.errors import InvalidArgumentError, LevelError
-from gridsim.lookup import read_level
+from gridsim.levels.lookup import read_level
+from gridsim.levels.textmap import LevelWarning, ParsedLevel
 from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Symbol, get_alphabet
-from gridsim.textmap import LevelWarning, ParsedLevel
 
 __all__ = [
     "LevelWarning",
@@ -286,7 +286,7 @@ def _compile(parsed: ParsedLevel, alph: Alphabet, unknown) -> tuple[NavLevel, st
 
 
 def read_nav_level(level: str | Path, level_directory: str | Path | None = None) -> ParsedLevel:
-    """:func:`gridsim.lookup.read_level`, also trying ``nav/<name>`` for a bare name."""
+    """:func:`gridsim.levels.lookup.read_level`, also trying ``nav/<name>`` for a bare name."""
     return read_level(level, level_directory, family="nav")
 
 

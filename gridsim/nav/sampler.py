@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
+from gridsim.levels.textmap import ParsedLevel, parse_level_text, render_level_text
 from gridsim.nav.alphabet import F_INITIAL, F_WALKABLE
 from gridsim.nav.level import map_tiles, read_nav_level, resolve_alphabet
-from gridsim.textmap import ParsedLevel, parse_level_text, render_level_text
 
 __all__ = ["ORDERS", "TaskSampler"]
 

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 import numpy as np
 
 import gridsim._core as _core
+from gridsim.engine.events import num_fields
+from gridsim.engine.state import BatchState, Field, StateView
 from gridsim.errors import InvalidArgumentError
-from gridsim.events import num_fields
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.api import NAV_EVENTS
 from gridsim.nav.level import NavLevel
-from gridsim.state import BatchState, Field, StateView
 
 __all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
 
@@ -87,7 +87,7 @@ class NavState(BatchState):
         max_events: event slots per env and step.
     """
 
-    # The family's own arrays (gridsim.state adds the ones every family has). G maps are stored:
+    # The family's own arrays (gridsim.engine.state adds the ones every family has). G maps are stored:
     # one per env (N) when cells change during an episode, else one per level map (M), shared.
     # T reward tables: one per env when fixed rewards are drawn per seed, else one per map.
     FIELDS = (

@@ -29,6 +29,7 @@ import copy
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.rng import TAG_EPISODE, TAG_TABLE, Stream, derive_keys, stream_seed
 from gridsim.nav.alphabet import (
     F_COLLECTIBLE,
     F_STOCHASTIC,
@@ -36,7 +37,6 @@ from gridsim.nav.alphabet import (
     F_WALKABLE,
 )
 from gridsim.nav.level import NavLevel
-from gridsim.rng import TAG_EPISODE, TAG_TABLE, Stream, derive_keys, stream_seed
 
 MOVES = {  # action type -> action index -> (d_row, d_col)
     "1d_discrete": [(-1, 0), (0, 1), (1, 0), (0, -1)],

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.rng import TAG_EPISODE, Stream, derive_keys, stream_seed
 from gridsim.errors import InvalidActionError
-from gridsim.rng import TAG_EPISODE, Stream, derive_keys, stream_seed
 from gridsim.roboman.tasks import CENTER, CORNERS, GRID_SIZE, MAX_TIME, TASKS, Task, parse_task
 
 __all__ = [

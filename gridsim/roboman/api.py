@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.properties import Property, PropertyTable
-from gridsim.api.specs import ActionSpec, ObsSpec
-from gridsim.api.surface import LevelApi, ObservationEntry, parse_pair, texts_of
+from gridsim.engine.events import EventSpec
 from gridsim.errors import InvalidArgumentError
-from gridsim.events import EventSpec
+from gridsim.lab2d.properties import Property, PropertyTable
+from gridsim.lab2d.specs import ActionSpec, ObsSpec
+from gridsim.lab2d.surface import LevelApi, ObservationEntry, parse_pair, texts_of
 
 __all__ = ["ROBOMAN_EVENTS", "RobomanApi"]
 

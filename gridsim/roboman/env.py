@@ -10,7 +10,8 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.settings import (
+from gridsim.engine.family import Family, Register
+from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
     accepts_settings,
@@ -18,15 +19,14 @@ from gridsim.api.settings import (
     check_choice,
     check_max_steps,
 )
+from gridsim.engine.single import SingleEnvView
+from gridsim.engine.state import StateView
+from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
-from gridsim.family import Family, Register
 from gridsim.roboman.api import RobomanApi
 from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
 from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
-from gridsim.single import SingleEnvView
-from gridsim.state import StateView
-from gridsim.vector import GridVectorEnv
 
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gridsim.draw import GLYPH_H, blend, cell_box, draw_grid, draw_text, fill_rect, outline_rect, text_size
+from gridsim.engine.draw import GLYPH_H, blend, cell_box, draw_grid, draw_text, fill_rect, outline_rect, text_size
 
 __all__ = ["AGENT_CELL", "BACKGROUND", "GRIPPER", "OBJECT_COLORS", "render_rgb", "slab_box"]
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.events import num_fields
+from gridsim.engine.events import num_fields
+from gridsim.engine.state import BatchState, Field, StateView
 from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASKS
-from gridsim.state import BatchState, Field, StateView
 
 __all__ = ["RobomanState"]
 
@@ -33,7 +33,7 @@ class RobomanState(BatchState):
         max_events: event slots per env and step.
     """
 
-    # The family's own arrays (gridsim.state adds the ones every family has).
+    # The family's own arrays (gridsim.engine.state adds the ones every family has).
     FIELDS = (
         # One 16-byte record per env, so the kernel moves an env with one copy; the named
         # fields (agent, obj_pos, ...) are views into it (layout: R_* in roboman/_kernel.pxi).

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import gridsim
-from gridsim.api import PropertyNotFoundError, PropertyPermissionError, PropertyResult, PropertyValueError
 from gridsim.envs import KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
+from gridsim.lab2d import PropertyNotFoundError, PropertyPermissionError, PropertyResult, PropertyValueError
 from gridsim.levels import builtin_root
-from gridsim.lookup import resolve_level
+from gridsim.levels.lookup import resolve_level
 
 TINY_NAV = "%gridsim 1\n[meta]\nfamily = nav\n[map]\n#####\n#S 0#\n#####\n"
 

@@ -51,7 +51,7 @@ def test_play_help_before_the_id(flag, capsys):
 
 
 def test_play_options_before_the_id(monkeypatch):
-    import gridsim.play as play
+    import gridsim.tools.play as play
 
     seen = {}
 
@@ -86,7 +86,7 @@ def test_bench_help_describes_every_option(capsys, monkeypatch):
 
 
 def test_bench_level_directory(tmp_path, capsys):
-    from gridsim.lookup import builtin_root
+    from gridsim.levels.lookup import builtin_root
 
     (tmp_path / "nav").mkdir()
     (tmp_path / "nav" / "mine.txt").write_text((builtin_root() / "nav" / "room1_small.txt").read_text())
@@ -97,7 +97,7 @@ def test_bench_level_directory(tmp_path, capsys):
 
 
 def test_level_files_named_on_the_command_line_load_from_where_they_are(tmp_path, capsys, monkeypatch):
-    from gridsim.lookup import builtin_root
+    from gridsim.levels.lookup import builtin_root
 
     (tmp_path / "mine.txt").write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())
     monkeypatch.chdir(tmp_path)
@@ -182,7 +182,7 @@ def test_bench_progress_without_tqdm(monkeypatch, capsys):
 
 def test_measure_calls_progress_after_each_repeat():
     import gridsim
-    from gridsim.benchmark import make_actions, measure
+    from gridsim.tools.benchmark import make_actions, measure
 
     envs = gridsim.make("nav/four_rooms", 4)
     envs.reset(seed=0)

@@ -157,7 +157,7 @@ def test_every_method_of_a_closed_vector_env_raises(family):
         "observation": lambda: env.observation("WORLD.TEXT"),
         "status": env.status,
         "advance": lambda: env.advance(),
-        "action_masks": lambda: gridsim.vector.batch_action_masks(env),
+        "action_masks": lambda: gridsim.engine.vector.batch_action_masks(env),
         "num_threads": lambda: setattr(env, "num_threads", 1),
         "start": lambda: env.start(seed=0),
         "pickle": lambda: pickle.dumps(env),

@@ -11,14 +11,16 @@ import gymnasium as gym
 import pytest
 
 import gridsim
-import gridsim.api.settings
+import gridsim.engine.settings
 import gridsim.kitchen.env
-import gridsim.level
+import gridsim.make
 import gridsim.nav.env
 import gridsim.nav.sampler
-import gridsim.record
 import gridsim.registry
 import gridsim.roboman.env
+import gridsim.tools.evaluate
+import gridsim.tools.policies
+import gridsim.tools.record
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
@@ -40,10 +42,10 @@ def documented_ids() -> list[str]:
 
 
 @pytest.mark.parametrize("module", [gridsim, gridsim.nav.env, gridsim.roboman.env, gridsim.kitchen.env,
-                                    gridsim.nav.sampler, gridsim.level, gridsim.api.settings,
-                                    gridsim.registry, gridsim.record,
-                                    # the module: the package's `evaluate` attribute is the function
-                                    sys.modules["gridsim.evaluate"]], ids=lambda m: m.__name__)
+                                    gridsim.nav.sampler, gridsim.engine.settings, gridsim.registry,
+                                    gridsim.tools.record, gridsim.tools.evaluate, gridsim.tools.policies,
+                                    # the module: the package's `make` attribute is the function
+                                    sys.modules["gridsim.make"]], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

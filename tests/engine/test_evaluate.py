@@ -11,7 +11,8 @@ from engine.family_cases import CASES, FAMILY_IDS
 
 import gridsim
 from gridsim.cli import main, parse_seeds
-from gridsim.evaluate import SWEEP_COLUMNS, EvalResult, RandomPolicy
+from gridsim.tools.policies import RandomPolicy
+from gridsim.tools.results import SWEEP_COLUMNS, EvalResult
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -449,7 +450,7 @@ def test_cli_eval_several_ids_and_policies_print_one_table(tmp_path, monkeypatch
 
 
 def test_sweep_policies_need_distinct_names():
-    from gridsim.evaluate import sweep_items
+    from gridsim.tools.evaluate import sweep_items
 
     named, envs = sweep_items(["random", RandomPolicy(gym.spaces.Discrete(4))], "nav/four_rooms")
     assert [n for n, _ in named] == ["random", "RandomPolicy(Discrete(4), seed=0)"] and envs == ["nav/four_rooms"]

@@ -1,4 +1,4 @@
-"""Kernel-written events (``gridsim.events``) and the per-episode truncation limit.
+"""Kernel-written events (``gridsim.engine.events``) and the per-episode truncation limit.
 
 Lifecycle (lab2d_levels.md section 7): events are cleared at the start of every step and
 at a reset, never by reading; under SAME_STEP the finishing step's events stay on the
@@ -15,7 +15,7 @@ import pytest
 from event_helpers import kernel_events
 
 from gridsim import InvalidActionError, KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
-from gridsim.events import (
+from gridsim.engine.events import (
     EventSpec,
     batch_events,
     decode_events,

@@ -7,8 +7,8 @@ import pytest
 
 import gridsim
 from gridsim.cli import main
+from gridsim.engine.single import SingleEnvView
 from gridsim.families import FAMILIES, family_of, family_row
-from gridsim.single import SingleEnvView
 
 ROWS = list(FAMILIES.values())
 

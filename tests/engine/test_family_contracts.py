@@ -18,8 +18,8 @@ from family_cases import CASES, FAMILY_IDS, assert_rollouts_equal, make_vec, rol
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
-from gridsim.api import PropertyAttribute
 from gridsim.families import FAMILIES
+from gridsim.lab2d import PropertyAttribute
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-import gridsim.vector
+import gridsim.engine.vector
 from gridsim import _core
 from gridsim.envs import RobomanVectorEnv
 from gridsim.kitchen import rules
@@ -93,7 +93,7 @@ def test_event_ids_are_positions_in_the_specs():
 
 
 def test_autoreset_codes_match_vector():
-    codes = gridsim.vector.AUTORESET_CODES
+    codes = gridsim.engine.vector.AUTORESET_CODES
     assert {mode.name: code for mode, code in codes.items()} == {
         "NEXT_STEP": _core.AUTORESET_NEXT_STEP,
         "SAME_STEP": _core.AUTORESET_SAME_STEP,
@@ -110,7 +110,7 @@ def test_error_codes_used_by_python_exist_and_differ():
                      "ERR_INTERNAL"}
     assert _core.ERR_OK == 0
     assert len({getattr(_core, n) for n in names}) == len(names)
-    package = Path(gridsim.vector.__file__).parent
+    package = Path(gridsim.engine.vector.__file__).parent
     for path in package.rglob("*.py"):
         for used in re.findall(r"_core\.(ERR_[A-Z_]+|AUTORESET_[A-Z_]+|FLAG_[A-Z_]+|OBS_KIND_[A-Z_]+)",
                                path.read_text()):

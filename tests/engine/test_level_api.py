@@ -10,15 +10,16 @@ import numpy as np
 import pytest
 
 import gridsim
-from gridsim.api import (
+from gridsim.errors import InvalidActionError, LevelNotFoundError
+from gridsim.lab2d import (
     EnvironmentStatus,
     PropertyAttribute,
     PropertyResult,
     SettingsError,
     flatten_args,
 )
-from gridsim.errors import InvalidActionError, LevelNotFoundError
-from gridsim.lookup import builtin_level_names, builtin_root, resolve_level
+from gridsim.levels.lookup import builtin_level_names, builtin_root, resolve_level
+from gridsim.make import load_level
 
 R, W, L = PropertyAttribute.READABLE, PropertyAttribute.WRITABLE, PropertyAttribute.LISTABLE
 TINY = "#####\n#S 0#\n#####"
@@ -122,7 +123,7 @@ def test_make_receives_the_argument_or_empty(tmp_path):
         """)
     gridsim.make("argy", level_directory=tmp_path)
     envs = gridsim.make("argy:hello", level_directory=tmp_path)
-    module = gridsim.lookup.import_level_module(tmp_path / "argy.py")
+    module = gridsim.levels.lookup.import_level_module(tmp_path / "argy.py")
     assert module.SEEN == ["", "hello"]  # imported once, called twice
     assert envs.read_property("level.argument") == "hello"
     assert envs.read_property("level.name") == "argy"
@@ -267,7 +268,7 @@ def test_level_own_settings():
 
 
 def test_level_protocol_init_and_specs():
-    level, _ = gridsim.level.load_level("examples/maze:9")
+    level, _ = load_level("examples/maze:9")
     assert level.init({"layout_seed": "4", "obs_type": "coords"}) == {"layout_seed": 4, "obs_type": "coords"}
     assert [s.name for s in level.observation_spec()][0] == "COORDS"
     assert level.discrete_action_spec() == [gridsim.ActionSpec("MOVE", 0, 3)]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gridsim
-from gridsim.play import PlaySession, play_terminal, play_window, terminal_keys
+from gridsim.tools.play import PlaySession, play_terminal, play_window, terminal_keys
 
 GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
 HOLDING_RED = {
@@ -89,7 +89,7 @@ def test_play_in_a_real_terminal_exits_cleanly(how, tmp_path):
     env = dict(os.environ, PYTHONPATH=GRIDSIM_HOME, TERM="xterm")
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    child = pexpect.spawn(sys.executable, ["-m", "gridsim.play", "gridsim/Gridroboman-LiftRed-v0",
+    child = pexpect.spawn(sys.executable, ["-m", "gridsim.tools.play", "gridsim/Gridroboman-LiftRed-v0",
                                            "--seed", "1"], env=env, encoding="utf-8", timeout=30,
                           cwd=str(tmp_path))  # not the source folder, which may hold no compiled kernel
     child.expect("task LiftRed")

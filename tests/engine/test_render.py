@@ -11,8 +11,8 @@ import gridsim
 from gridsim.cli import main
 from gridsim.kitchen.render import AGENT_COLORS, FOOD_COLORS, PLATE_COLOR, TILE_COLORS
 from gridsim.kitchen.rules import COUNTER
-from gridsim.record import record_episode, write_frames
 from gridsim.roboman.render import AGENT_CELL, BACKGROUND, OBJECT_COLORS, slab_box
+from gridsim.tools.record import record_episode, write_frames
 
 # One id per family, with episodes that end within their step limit.
 IDS = ["gridsim/Nav-room2_small-v0", "gridsim/Gridroboman-LiftRed-v0", "gridsim/Kitchen-open-divider_salad-v0"]

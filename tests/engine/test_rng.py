@@ -1,6 +1,6 @@
-"""The kernel's random streams equal ``gridsim.rng`` bit for bit, and look random.
+"""The kernel's random streams equal ``gridsim.engine.rng`` bit for bit, and look random.
 
-``gridsim/rng.py`` is the readable definition of every draw; the kernel implements
+``gridsim/engine/rng.py`` is the readable definition of every draw; the kernel implements
 the same functions in C (``gridsim/_rng.pxd``) and exposes test hooks
 (``rng_stream``, ``rng_samples``, ``rng_stream_seed``). Bounded draws are not
 exposed directly; they are reached through resets (the start cell and, with
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gridsim import _core
-from gridsim import rng as pyrng
+from gridsim.engine import rng as pyrng
 from gridsim.envs import NavVectorEnv
 
 U64 = st.integers(min_value=0, max_value=pyrng.MASK64)

@@ -18,7 +18,7 @@ import pytest
 from fuzz.state_cases import make_case, states_equal
 
 from gridsim import InvalidStateError
-from gridsim.api.specs import PropertyResult
+from gridsim.lab2d.specs import PropertyResult
 
 # field -> (index of the bad entry within world 1's block, bad value); a bool's value is its raw byte.
 # Fields missing here hold no value their dtype allows that is invalid: they get a wrong dtype.

@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import gridsim
-from gridsim.lookup import level_names
+from gridsim.levels.lookup import level_names
 
 
 @pytest.mark.parametrize("make", [

@@ -16,6 +16,7 @@ import gridsim
 from gridsim.envs import KitchenVectorEnv, NavVectorEnv
 from gridsim.kitchen import parse_kitchen_text
 from gridsim.levels import parse_level_text
+from gridsim.make import load_level
 from gridsim.nav.level import compile_nav_level
 
 NAV_SEEDS = seed_texts("nav")
@@ -157,7 +158,7 @@ def test_level_modules_take_any_argument_and_settings(level, argument, settings)
 @FUZZ
 @given(settings=nasty_settings())
 def test_level_api_init_and_specs_raise_only_gridsim_errors(settings):
-    level, _ = gridsim.level.load_level("examples/maze:9")
+    level, _ = load_level("examples/maze:9")
 
     def init_and_probe():
         level.init(settings)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from level_fuzz_support import FUZZ, NASTY_INTS, NASTY_TEXT, NASTY_VALUES, only_gridsim_errors
 
 import gridsim
-from gridsim.api import PropertyResult
+from gridsim.lab2d import PropertyResult
 
 # Each family's id and the keyword arguments its constructor takes (the common ones are shared).
 FAMILY_IDS = {

@@ -21,7 +21,7 @@ from state_cases import CASES, make_case, play, states_equal
 
 import gridsim
 from gridsim import InvalidStateError
-from gridsim.api.specs import PropertyValueError
+from gridsim.lab2d.specs import PropertyValueError
 
 EXAMPLES = int(os.environ.get("GRIDSIM_FUZZ_EXAMPLES", "200"))  # per test and case: ~20 s in all
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,

@@ -193,7 +193,7 @@ def test_bad_arguments_raise_before_any_actor_runs(ray_cluster):
 def test_level_file_on_workers_and_in_a_cli_sweep(ray_cluster, tmp_path, capsys):
     from pathlib import Path
 
-    from gridsim.lookup import builtin_root
+    from gridsim.levels.lookup import builtin_root
 
     level = tmp_path / "mine.txt"
     level.write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())

@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("ray.rllib")
 
+from gridsim.engine.vector import GridVectorEnv  # noqa: E402
 from gridsim.integrations.rllib import configure, make_env  # noqa: E402
-from gridsim.vector import GridVectorEnv  # noqa: E402
 
 LIFT_RED = "gridsim/Gridroboman-LiftRed-v0"
 

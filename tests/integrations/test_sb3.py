@@ -24,8 +24,8 @@ from stable_baselines3.common.monitor import Monitor  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize  # noqa: E402
 
 import gridsim.integrations.sb3  # noqa: E402
+from gridsim.engine.vector import parse_num_threads  # noqa: E402
 from gridsim.integrations.sb3 import SB3VecEnv  # noqa: E402
-from gridsim.vector import parse_num_threads  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 

@@ -11,7 +11,7 @@ from event_helpers import expected_with_capacity, kernel_events
 
 import gridsim
 from gridsim import InvalidActionError, KitchenEnv, KitchenVectorEnv
-from gridsim.events import decode_events
+from gridsim.engine.events import decode_events
 from gridsim.kitchen import builtin_kitchen_names, load_kitchen_level
 from gridsim.kitchen.api import KITCHEN_EVENTS
 from gridsim.reference.kitchen import kitchen_obs, kitchen_reset, kitchen_step

@@ -14,7 +14,7 @@ Hypothesis drives random maps (walls, floor, starts, goals and collectible,
 stochastic, terminal-collectible and initial-collectible symbols from a native
 ``[legend]``), random alphabets, every action type, every observation type, every
 autoreset mode, random state injection (``set_state``) and masked resets. With
-``events=True`` the kernel's events (``gridsim.events.NAV_EVENTS``) must equal the
+``events=True`` the kernel's events (``gridsim.engine.events.NAV_EVENTS``) must equal the
 reference's on every step, with overflow of a small ``max_events_per_step`` dropped and
 counted; a reset clears the events of the envs it resets and keeps the others'.
 """
@@ -29,6 +29,7 @@ from event_helpers import expected_with_capacity, kernel_events
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gridsim.engine.rng import derive_keys
 from gridsim.envs import NavVectorEnv
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_TERMINAL, F_WALKABLE
 from gridsim.nav.api import NAV_EVENTS
@@ -39,7 +40,6 @@ from gridsim.reference.nav import (
     nav_reset,
     nav_step,
 )
-from gridsim.rng import derive_keys
 
 MODES = ("NextStep", "SameStep", "Disabled")
 ACTION_TYPES = ("1d_discrete", "1d_horizontal", "1d_vertical", "2d_continuous")

@@ -19,7 +19,7 @@ Hypothesis adds random (also inconsistent) injected states and action programs, 
 kernel's resets are compared with ``roboman_reset`` for the same key and episode,
 multi-task mode and ``exclude_solved_starts`` included.
 
-With ``events=True`` the kernel's events (``gridsim.events.ROBOMAN_EVENTS``) must equal
+With ``events=True`` the kernel's events (``gridsim.engine.events.ROBOMAN_EVENTS``) must equal
 the reference's on every step, and a one-slot buffer drops and counts the rest.
 """
 
@@ -33,6 +33,7 @@ from event_helpers import expected_with_capacity, kernel_events
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gridsim.engine.rng import derive_keys
 from gridsim.envs import RobomanEnv, RobomanVectorEnv
 from gridsim.reference.roboman import (
     ReferenceRobomanEnv,
@@ -43,7 +44,6 @@ from gridsim.reference.roboman import (
     roboman_step,
     roboman_top,
 )
-from gridsim.rng import derive_keys
 from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASKS
 

@@ -22,6 +22,7 @@ from scipy import stats
 
 import gridsim
 from gridsim import InvalidActionError
+from gridsim.engine.rng import derive_keys
 from gridsim.envs import RobomanEnv, RobomanVectorEnv
 from gridsim.reference.roboman import (
     roboman_goal,
@@ -31,7 +32,6 @@ from gridsim.reference.roboman import (
     roboman_reset,
     roboman_step,
 )
-from gridsim.rng import derive_keys
 from gridsim.roboman.tasks import CENTER, CORNERS, TASKS
 
 TASK_NAMES = [t.name for t in TASKS]

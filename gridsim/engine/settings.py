@@ -310,7 +310,7 @@ def check_max_steps(value: Any, name: str = "max_episode_steps", optional: bool 
     return int(value)
 
 
-# The settings every family's vector env takes (``gridsim.vector.GridVectorEnv``).
+# The settings every family's vector env takes (``gridsim.engine.vector.GridVectorEnv``).
 COMMON_SETTINGS = {
     "max_steps": Setting(int, None, writable=True, kwarg="max_episode_steps", optional=True,
                          doc="truncation limit (none: never); a write applies at each env's next reset"),

@@ -21,7 +21,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
-from gridsim.api.settings import as_flag, settings_table
+from gridsim.engine.rng import derive_keys, entropy_seed
+from gridsim.engine.settings import as_flag, settings_table
+from gridsim.engine.state import StateView
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
@@ -31,8 +33,6 @@ from gridsim.errors import (
     InvalidStateError,
     KernelError,
 )
-from gridsim.rng import derive_keys, entropy_seed
-from gridsim.state import StateView
 
 __all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
            "AUTORESET_CODES"]
@@ -145,7 +145,7 @@ class GridVectorEnv(VectorEnv):
     """A batch of N grid worlds stepped by one kernel call per ``step``.
 
     Subclasses pass the common keyword arguments (the ``COMMON_SETTINGS`` of
-    ``gridsim.api.settings``) on to this constructor, set ``self.state`` (the family's
+    ``gridsim.engine.settings``) on to this constructor, set ``self.state`` (the family's
     state, e.g. ``gridsim.nav.state.NavState``), ``self.kernel`` (its ``gridsim._core``
     kernel) and the single spaces, then call :meth:`_finish_init`.
 
@@ -162,12 +162,12 @@ class GridVectorEnv(VectorEnv):
     rows. ``s + i`` overlaps between nearby base seeds (``seed=0`` row 1 equals
     ``seed=1`` row 0): use well-separated base seeds or lists.
 
-    Every family also has the level API of ``docs/levels.md`` (``gridsim.api.surface``):
+    Every family also has the level API of ``docs/levels.md`` (``gridsim.lab2d.surface``):
     ``settings=``, observation and action specs, ``observation(name)``, ``start`` /
     ``advance`` / ``status``, dotted properties and kernel-written events.
     """
 
-    # A family's settings: name -> gridsim.api.settings.Setting (its docstring's table follows from it).
+    # A family's settings: name -> gridsim.engine.settings.Setting (its docstring's table follows from it).
     SETTINGS: dict = {}
 
     # Set by __init__; state and kernel by the family's subclass (its BatchState and its
@@ -188,7 +188,7 @@ class GridVectorEnv(VectorEnv):
     _fresh_obs: bool
     _obs_external: bool
     # Provided by each family class: its compiled level, its constructor's arguments
-    # (gridsim.api.settings.accepts_settings) and the level API (gridsim.api.surface.LevelApi).
+    # (gridsim.engine.settings.accepts_settings) and the level API (gridsim.lab2d.surface.LevelApi).
     level: Any
     init_args: dict[str, Any]
     events_batch: Callable[[], dict[str, np.ndarray]]
@@ -392,7 +392,7 @@ class GridVectorEnv(VectorEnv):
             st.seeds[idx] = given.astype(object)  # Python ints
 
     def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
-        """The per-world keys of ``seeds`` (``gridsim.rng.derive_keys``), in the kernel where they fit 64 bits."""
+        """The per-world keys of ``seeds`` (``gridsim.engine.rng.derive_keys``), in the kernel where they fit."""
         try:
             values = seeds.astype(np.uint64)
         except OverflowError:  # a seed of 2**64 or more

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from gridsim.single import SingleEnvView
-    from gridsim.vector import GridVectorEnv
+    from gridsim.engine.single import SingleEnvView
+    from gridsim.engine.vector import GridVectorEnv
 
 __all__ = ["Family", "Register"]
 

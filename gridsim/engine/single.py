@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.vector import GridVectorEnv, batch_action_masks
 from gridsim.errors import ArgumentTypeError
-from gridsim.vector import GridVectorEnv, batch_action_masks
 
 
 class SingleEnvView(gym.Env):

@@ -1,6 +1,6 @@
 """``gridsim.Level`` and ``gridsim.make``: a level is a family, what it plays and its settings.
 
-A level module (found by :func:`gridsim.lookup.resolve_level`) defines ``LEVEL``, a
+A level module (found by :func:`gridsim.levels.lookup.resolve_level`) defines ``LEVEL``, a
 :class:`Level`, or ``make(argument) -> Level``. A text map becomes a :class:`Level` of the
 family its path names. :meth:`Level.make_env` builds the family's batched env, whose
 kernel does all per-step work; the level's Python runs only at construction.
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gridsim.api.settings import (
+from gridsim.engine.settings import (
     COMMON_SETTINGS,
     RESERVED_ALIASES,
     Setting,
@@ -25,12 +25,12 @@ from gridsim.api.settings import (
     format_value,
     merge_settings,
 )
+from gridsim.engine.single import SingleEnvView
+from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, LevelError
 from gridsim.families import FAMILIES, family_row
-from gridsim.lookup import LevelSource, import_level_module, read_level, resolve_level
-from gridsim.single import SingleEnvView
-from gridsim.textmap import parse_level_text
-from gridsim.vector import GridVectorEnv
+from gridsim.levels.lookup import LevelSource, import_level_module, read_level, resolve_level
+from gridsim.levels.textmap import parse_level_text
 
 __all__ = ["Level", "LevelEnv", "load_level", "make"]
 
@@ -141,7 +141,7 @@ class Level:
             env.close()
 
     def properties(self, env) -> dict:
-        """Extra properties of this level: key -> :class:`gridsim.api.properties.Property` (hook)."""
+        """Extra properties of this level: key -> :class:`gridsim.lab2d.properties.Property` (hook)."""
         return {}
 
     # ----------------------------------------------------------------- the env
@@ -239,7 +239,7 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
     """Resolve a level name to a :class:`Level` (and where it was found).
 
     A Python level module runs when it is first loaded, like any import; ``allow_code=False``
-    refuses one (see :func:`gridsim.lookup.resolve_level`).
+    refuses one (see :func:`gridsim.levels.lookup.resolve_level`).
 
     Raises:
         LevelNotFoundError: no level has that name.

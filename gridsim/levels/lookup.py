@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 
 from gridsim.errors import ArgumentTypeError, LevelError, LevelNotFoundError, close_matches
-from gridsim.textmap import ParsedLevel, decode_level_bytes, parse_level_text
+from gridsim.levels.textmap import ParsedLevel, decode_level_bytes, parse_level_text
 
 __all__ = [
     "LevelSource",

@@ -1,7 +1,7 @@
-"""Text levels by their documented import path: re-exports of :mod:`gridsim.textmap` and :mod:`gridsim.lookup`."""
+"""Levels: the text-map format (:mod:`gridsim.levels.textmap`) and the one resolver (:mod:`gridsim.levels.lookup`)."""
 
-from gridsim.lookup import builtin_level_names, builtin_root, find_level, read_level
-from gridsim.textmap import (
+from gridsim.levels.lookup import builtin_level_names, builtin_root, find_level, read_level
+from gridsim.levels.textmap import (
     LEGEND_BOOL_KEYS,
     META_KEYS,
     LevelWarning,

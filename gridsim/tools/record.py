@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
-from gridsim.evaluate import _open_env, _PolicyCaller, _read_only
+from gridsim.tools.evaluate import _open_env, _read_only
+from gridsim.tools.policies import _PolicyCaller
 
 __all__ = ["Episode", "MEDIA_SUFFIXES", "record_episode", "write_frames"]
 

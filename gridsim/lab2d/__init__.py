@@ -1,15 +1,15 @@
 """The level API: Lab2D's level surface (names, settings, specs, properties, events) in Python idioms.
 
-``gridsim.make(name)`` finds a level (``gridsim.lookup``), turns it into a
-:class:`gridsim.Level` (``gridsim.level``) and builds its family's vector env, which
-carries the surface of ``gridsim.api.surface``. ``docs/levels.md`` is the guide. This
+``gridsim.make(name)`` finds a level (``gridsim.levels.lookup``), turns it into a
+:class:`gridsim.Level` (``gridsim.make``) and builds its family's vector env, which
+carries the surface of ``gridsim.lab2d.surface``. ``docs/levels.md`` is the guide. This
 package names no family: each family adds its observations, actions, properties and
 events in its own ``api.py``.
 """
 
-from gridsim.api.properties import Property, PropertyTable
-from gridsim.api.settings import Setting, SettingsError, flatten_args
-from gridsim.api.specs import (
+from gridsim.engine.settings import Setting, SettingsError, flatten_args
+from gridsim.lab2d.properties import Property, PropertyTable
+from gridsim.lab2d.specs import (
     ActionSpec,
     EnvironmentStatus,
     ObsSpec,

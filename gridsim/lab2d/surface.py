@@ -16,16 +16,8 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.api.properties import Property, PropertyTable
-from gridsim.api.settings import Setting, check_max_steps, format_value
-from gridsim.api.specs import (
-    ActionSpec,
-    EnvironmentStatus,
-    ObsSpec,
-    PropertyAttribute,
-    PropertyResult,
-    property_error,
-)
+from gridsim.engine.rng import entropy_seed
+from gridsim.engine.settings import Setting, check_max_steps, format_value
 from gridsim.errors import (
     ArgumentTypeError,
     InvalidActionError,
@@ -33,7 +25,15 @@ from gridsim.errors import (
     InvalidStateError,
     NameNotFoundError,
 )
-from gridsim.rng import entropy_seed
+from gridsim.lab2d.properties import Property, PropertyTable
+from gridsim.lab2d.specs import (
+    ActionSpec,
+    EnvironmentStatus,
+    ObsSpec,
+    PropertyAttribute,
+    PropertyResult,
+    property_error,
+)
 
 __all__ = ["LevelApi", "ObservationEntry", "parse_pair", "texts_of"]
 
@@ -148,7 +148,7 @@ class LevelApi:
         the env was made with ``events=True``.
         """
         self._check_open()
-        from gridsim.events import decode_events
+        from gridsim.engine.events import decode_events
 
         unit = int(self.row_units[self._index(index)])
         return decode_events(self.state, self.EVENT_SPECS, unit)
@@ -160,7 +160,7 @@ class LevelApi:
         ``payload`` int32 (E, K) padded with -1.
         """
         self._check_open()
-        from gridsim.events import batch_events
+        from gridsim.engine.events import batch_events
 
         per_unit = batch_events(self.state, self.EVENT_SPECS)
         units = self.row_units

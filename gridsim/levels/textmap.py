@@ -2,7 +2,7 @@
 
 This module knows nothing about a family's symbols. It splits a text into map rows,
 metadata and a legend and checks the layout (rectangular, no tabs, not empty);
-``gridsim.lookup`` finds and caches level files. Families (``gridsim.nav.level``)
+``gridsim.levels.lookup`` finds and caches level files. Families (``gridsim.nav.level``)
 turn the result into arrays; that is where unknown map characters are reported.
 
 Both formats keep map rows verbatim: a space is a floor cell, so nothing is
@@ -19,9 +19,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import cast
 
-from gridsim.api.settings import MAX_STEPS_LIMIT
+from gridsim.engine.rng import Dist
+from gridsim.engine.settings import MAX_STEPS_LIMIT
 from gridsim.errors import InvalidArgumentError, LevelError
-from gridsim.rng import Dist
 
 __all__ = [
     "META_KEYS",

@@ -1,4 +1,4 @@
-"""Play any gridsim env by hand: ``gridsim play <id>`` or ``python -m gridsim.play <id>``.
+"""Play any gridsim env by hand: ``gridsim play <id>`` or ``python -m gridsim.tools.play <id>``.
 
 With a display it opens a pygame window; without one (for example over ssh), or with
 ``--terminal``, it draws the env as text in the terminal. Keys:
@@ -204,7 +204,7 @@ def has_display() -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridsim.play <id> [--seed S] [--terminal]``."""
+    """``python -m gridsim.tools.play <id> [--seed S] [--terminal]``."""
     import gridsim  # noqa: F401  (registers the ids)
 
     parser = argparse.ArgumentParser(prog="gridsim play", description=__doc__.split("\n\n")[0])

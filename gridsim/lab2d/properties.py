@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gridsim.api.specs import PropertyAttribute, PropertyResult, property_error
+from gridsim.lab2d.specs import PropertyAttribute, PropertyResult, property_error
 
 __all__ = ["Property", "PropertyTable"]
 

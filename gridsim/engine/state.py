@@ -81,7 +81,7 @@ EPISODE_FIELDS = (
     Field("ep_max_steps", np.int32, ("U",), "truncation limit of the current episode, 0 = none"),
 )
 
-# The kernel's event buffers (gridsim.events): E events per world and step, F int32 fields each.
+# The kernel's event buffers (gridsim.engine.events): E events per world and step, F int32 fields each.
 EVENT_FIELDS = (
     Field("event_type", np.int16, ("U", "E"), "1-based index into the family's event specs, 0 unused"),
     Field("event_payload", np.int32, ("U", "E", "F"), "the events' fields, unused ones -1", fill=-1),

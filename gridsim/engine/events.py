@@ -3,7 +3,7 @@
 Every family's kernel can record what happened on a step as *events* (Lab2D's
 ``events:add``): a type (a 1-based position in the family's spec list, ``<family>/api.py``) and an
 int32 payload of the spec's fields. They live in preallocated per-world buffers of the
-batch state (``gridsim.state.EVENT_FIELDS``); a world is an env for the
+batch state (``gridsim.engine.state.EVENT_FIELDS``); a world is an env for the
 navigation and manipulation families and a kitchen (not a row) for the kitchen family:
 
 =================  ==============  ================================================

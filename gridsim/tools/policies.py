@@ -1,0 +1,267 @@
+"""Policies for :func:`gridsim.evaluate`: the seed-keyed random policy, loading one by name, calling one."""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any, cast
+
+import gymnasium as gym
+import numpy as np
+
+__all__ = ["RandomPolicy", "load_policy", "policy_name"]
+
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer on a uint64 array (wrapping arithmetic)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+class RandomPolicy:
+    """Uniform random actions that depend only on the episode's seed, its step and ``seed``.
+
+    A row's action is a hash of ``(seed, infos["episode_seed"], infos["episode_step"])``
+    (which :func:`evaluate` passes to policies that take infos), so an evaluation with this
+    policy gives the same episodes whatever the batch, and a single env replays one with the
+    same three numbers. Where ``infos["action_mask"]`` is given (gridroboman: 1 = masked out)
+    the action is uniform over the unmasked ones (over all when every one is masked).
+
+    Args:
+        action_space: the single action space (``Discrete``, ``MultiDiscrete`` or a bounded ``Box``).
+        seed: a non-negative int that selects another random policy.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium.spaces import Discrete
+        >>> policy = RandomPolicy(Discrete(4))
+        >>> infos = {"episode_seed": np.array([7, 7], np.uint64), "episode_step": np.array([0, 0])}
+        >>> a = policy(np.zeros((2, 2)), infos)
+        >>> bool(a[0] == a[1]), a.dtype
+        (True, dtype('int64'))
+    """
+
+    action_space: gym.Space
+    seed: int
+    _key: np.uint64
+
+    def __init__(self, action_space: gym.Space, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        if isinstance(action_space, gym.spaces.Box) and not action_space.is_bounded("both"):
+            raise ValueError(f"RandomPolicy needs a bounded Box, got {action_space}")
+        if not isinstance(action_space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.Box)):
+            raise TypeError(f"RandomPolicy draws from Discrete, MultiDiscrete or Box spaces, got {action_space}")
+        self.action_space = action_space
+        self.seed = int(seed)
+        self._key = _mix(np.array([self.seed % (1 << 64)], np.uint64) ^ _GOLDEN)[0]
+
+    def __repr__(self) -> str:
+        return f"RandomPolicy({self.action_space}, seed={self.seed})"
+
+    def _uniform(self, infos: Mapping[str, Any], components: int) -> np.ndarray:
+        """(B, components) floats in [0, 1) from the rows' episode seeds and steps."""
+        seeds = np.asarray(infos["episode_seed"], dtype=np.uint64)
+        steps = np.asarray(infos["episode_step"]).astype(np.uint64)
+        h = _mix(_mix(seeds ^ self._key) + steps * _GOLDEN)
+        j = np.arange(1, components + 1, dtype=np.uint64) * _M2
+        bits = _mix(h[:, None] + j[None, :]) >> np.uint64(11)
+        return bits.astype(np.float64) * (1.0 / (1 << 53))
+
+    def __call__(self, obs: np.ndarray, infos: Mapping[str, Any]) -> np.ndarray:
+        """A batch of actions for the rows of ``obs``.
+
+        Args:
+            obs: the observation batch (only its length is used).
+            infos: ``episode_seed`` and ``episode_step`` (B,), and optionally ``action_mask``.
+
+        Returns:
+            int64 (B,) or (B, k) actions, or float (B, ...) for a ``Box``.
+        """
+        space = self.action_space
+        if isinstance(space, gym.spaces.Discrete):
+            u = self._uniform(infos, 1)[:, 0]
+            n = int(space.n)
+            mask = infos.get("action_mask")
+            if mask is not None and np.shape(mask) == (len(u), n):
+                valid = np.asarray(mask) == 0
+                count = valid.sum(axis=1)
+                k = np.floor(u * count).astype(np.int64)
+                pick = np.argmax(np.cumsum(valid, axis=1) > k[:, None], axis=1)
+                free = np.floor(u * n).astype(np.int64)
+                return np.where(count > 0, pick, free).astype(np.int64) + int(space.start)
+            return np.floor(u * n).astype(np.int64) + int(space.start)
+        if isinstance(space, gym.spaces.MultiDiscrete):
+            nvec = space.nvec.reshape(-1).astype(np.int64)
+            u = self._uniform(infos, len(nvec))
+            a = np.floor(u * nvec).astype(np.int64) + space.start.reshape(-1).astype(np.int64)
+            return a.reshape(len(u), *space.shape)
+        space = cast(gym.spaces.Box, space)  # __init__ takes Discrete, MultiDiscrete or Box
+        low, high = space.low.reshape(-1).astype(np.float64), space.high.reshape(-1).astype(np.float64)
+        u = self._uniform(infos, len(low))
+        return (low + u * (high - low)).astype(space.dtype).reshape(len(u), *space.shape)
+
+
+def policy_name(policy: Any) -> str:
+    """A short name of a policy for messages: ``module.qualname`` of a function, else its one-line repr."""
+    if isinstance(policy, str):
+        return policy
+    qualname = getattr(policy, "__qualname__", None)
+    if isinstance(qualname, str):  # functions, methods, classes
+        module = getattr(policy, "__module__", None)
+        return f"{module}.{qualname}" if module else qualname
+    text = repr(policy)
+    if "\n" in text or not text:  # e.g. a torch module's repr lists its layers
+        cls = type(policy)
+        return f"{cls.__module__}.{cls.__qualname__} instance"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _infos_style(policy) -> str | None:
+    """How a callable takes infos: ``"keyword"``, ``"positional"`` or None (observations only).
+
+    ``"keyword"``: it has a parameter named ``infos``; ``"positional"``: a second positional
+    parameter without a default.
+    """
+    try:
+        sig = inspect.signature(policy)
+    except (TypeError, ValueError):  # builtins without a signature take observations only
+        return None
+    params = list(sig.parameters.values())
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    if any(p.name == "infos" and p.kind in kinds for p in params):
+        return "keyword"
+    positional = [p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 2 and positional[1].default is inspect.Parameter.empty:
+        return "positional"
+    return None
+
+
+class _TorchPolicy:
+    """A ``torch.nn.Module`` as a batch policy: observations in, actions out, under ``no_grad``."""
+
+    def __init__(self, module, torch, action_space: gym.Space):
+        self.module, self.torch, self.space = module, torch, action_space
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        torch = self.torch
+        x = torch.as_tensor(np.array(obs))  # a writable copy: the batch given is read-only
+        ref = next(iter(self.module.parameters()), None)
+        if ref is not None:
+            x = x.to(ref.device)
+            if ref.is_floating_point() and not x.is_floating_point():
+                x = x.to(ref.dtype)
+        with torch.no_grad():
+            out = self.module(x)
+        if isinstance(out, (tuple, list)):  # (logits, value, ...) of actor-critic modules
+            out = out[0]
+        out = out.detach().cpu()
+        space = self.space
+        if out.is_floating_point() and out.ndim == 2:
+            if isinstance(space, gym.spaces.Discrete) and out.shape[1] == space.n:
+                return out.argmax(dim=1).numpy() + int(space.start)
+            if isinstance(space, gym.spaces.MultiDiscrete) and space.nvec.ndim == 1 \
+                    and out.shape[1] == int(space.nvec.sum()):
+                parts = torch.split(out, [int(n) for n in space.nvec], dim=1)
+                actions = torch.stack([p.argmax(dim=1) for p in parts], dim=1).numpy()
+                return actions + space.start.astype(np.int64)
+        return out.numpy()
+
+
+class _PolicyCaller:
+    """Calls a policy the way it asks to be called, and names it in errors."""
+
+    def __init__(self, policy):
+        self.name = policy_name(policy)
+        if isinstance(policy, str) and policy != "random":
+            raise ValueError(f"policy must be a callable, a torch module or 'random', got {policy!r}")
+        if not isinstance(policy, str) and not callable(policy):
+            raise TypeError(f"policy must be a callable (observation batch -> action batch) or a torch module, "
+                            f"got {policy!r}")
+        self.policy = policy
+        self.style: str | None = None
+
+    def bind(self, action_space: gym.Space):
+        """Finish the set-up once the env's single action space is known."""
+        policy = self.policy
+        if isinstance(policy, str):  # "random"
+            self.policy = RandomPolicy(action_space)
+            self.style = "positional"
+            return
+        torch = sys.modules.get("torch")  # a torch module implies torch is imported already
+        if torch is not None and isinstance(policy, torch.nn.Module):
+            self.policy = _TorchPolicy(policy, torch, action_space)
+            self.style = None
+        else:
+            self.style = _infos_style(policy)
+
+    @property
+    def wants_infos(self) -> bool:
+        """Whether the policy takes infos."""
+        return self.style is not None
+
+    def __call__(self, obs, infos):
+        if self.style == "keyword":
+            return self.policy(obs, infos=infos)
+        if self.style == "positional":
+            return self.policy(obs, infos)
+        return self.policy(obs)
+
+
+def load_policy(spec: str):
+    """The policy named on the command line: ``random``, ``module:attr`` or a ``.pt`` / ``.pth`` file.
+
+    ``module:attr`` imports ``module`` (the working directory is on the path) and takes
+    ``attr``: a callable or a torch module is the policy; a class is instantiated without
+    arguments; ``module:attr()`` calls ``attr`` without arguments and uses what it returns (a
+    factory). A ``.pt`` file is a TorchScript file (``torch.jit.save``) or a whole module saved
+    with ``torch.save(module, path)`` (unpickled with ``weights_only=False``: load only files
+    you trust); a state dict needs its module class, so give ``module:attr`` instead.
+
+    Raises:
+        ValueError: a spec in none of these forms, or a checkpoint that is not a module.
+        ImportError: the module, or torch for a checkpoint, cannot be imported.
+    """
+    import importlib
+
+    if spec == "random":
+        return "random"
+    if spec.endswith((".pt", ".pth")):
+        try:
+            import torch
+        except ImportError as e:
+            raise ImportError(f"--policy {spec}: loading a checkpoint needs torch (pip install torch)") from e
+        if not os.path.exists(spec):
+            raise ValueError(f"--policy {spec}: no such file")
+        try:
+            module = torch.jit.load(spec, map_location="cpu")
+        except (RuntimeError, ValueError):  # not TorchScript: a pickled module
+            module = torch.load(spec, map_location="cpu", weights_only=False)
+        if not isinstance(module, torch.nn.Module):
+            raise ValueError(f"--policy {spec} holds a {type(module).__name__}, not a module: save the whole "
+                             "module (torch.save(model, path) or torch.jit.save), or give module:attr")
+        return module.eval()
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    call = attr.endswith("()")
+    obj: Any = importlib.import_module(module_name)
+    for name in attr.removesuffix("()").split("."):
+        obj = getattr(obj, name)
+    if call or inspect.isclass(obj):
+        obj = obj()
+    return obj
