@@ -8,6 +8,9 @@ for its first ``PER_FAMILY`` ids. The vector env of an id is the one its spec's
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -16,6 +19,25 @@ import gridsim
 from gridsim.families import FAMILIES
 
 PER_FAMILY = 2
+
+
+def family_tests(name: str) -> ModuleType:
+    """The family's own cases for the engine-wide tests: ``tests/<name>/cases.py``.
+
+    It defines ``ID_COUNT`` (the family's registered ids, pinned), ``STATE_CASES`` (name ->
+    a fresh batch whose state the state tests inject), ``COPY_CASES`` (name -> (vector env
+    class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
+    (a batch that never terminates, and the action that keeps it so).
+    """
+    return importlib.import_module(f"{name}.cases")
+
+
+def merged(attribute: str) -> dict:
+    """One mapping of every family's ``cases.<attribute>``, in the family table's order."""
+    out: dict = {}
+    for name in FAMILIES:
+        out.update(getattr(family_tests(name), attribute))
+    return out
 
 
 def family_of_id(env_id: str) -> str | None:

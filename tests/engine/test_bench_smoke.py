@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import gridsim
+from gridsim.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parents[2]
 # The folder this test imported gridsim from (site-packages when installed): the scripts
@@ -104,13 +105,13 @@ def test_bench_events_prints_json_lines():
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     summaries = [r for r in records if r["mode"] == "summary"]
-    assert [r["family"] for r in summaries] == ["nav", "roboman", "kitchen"]
+    assert [r["family"] for r in summaries] == list(FAMILIES)
     for r in summaries:
         assert MACHINE_KEYS <= r.keys()
         assert set(r["best_env_steps_per_s"]) == {f"{v}/{m}" for v in ("off", "on", "read") for m in ("raw", "step")}
         assert r["on_over_off_step"] > 0
     timed = [r for r in records if r["mode"] != "summary"]
-    assert len(timed) == 3 * 6 * 2 and all(r["env_steps_per_s"] > 0 for r in timed)
+    assert len(timed) == len(FAMILIES) * 6 * 2 and all(r["env_steps_per_s"] > 0 for r in timed)
 
 
 def test_bench_eval_prints_json_lines():
@@ -123,7 +124,7 @@ def test_bench_eval_prints_json_lines():
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(r["family"], r["policy"]) for r in records] == [
-        (f, p) for f in ("nav", "roboman", "kitchen") for p in ("obs", "random")]
+        (f, p) for f in FAMILIES for p in ("obs", "random")]
     for r in records:
         assert MACHINE_KEYS <= r.keys()
         assert r["bench"] == "bench_eval" and r["seeds"] == 20 and r["num_envs"] == 8
@@ -148,7 +149,7 @@ def test_bench_state_prints_json_lines():
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [r["family"] for r in records] == ["nav", "roboman", "kitchen"]
+    assert [r["family"] for r in records] == list(FAMILIES)
     for r in records:
         assert MACHINE_KEYS <= r.keys()
         assert r["bench"] == "bench_state" and r["num_envs"] == 8

@@ -12,20 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from engine.family_cases import merged
 
 import gridsim
 from gridsim.errors import ClosedEnvError
 
-# (vector env class, constructor keyword arguments), short episodes so that copies cross resets.
-FAMILY_KWARGS = {
-    "nav": (gridsim.NavVectorEnv, {"level": "nav/room5_medium", "max_episode_steps": 7}),
-    "nav-image": (gridsim.NavVectorEnv, {"level": "nav/room1_small", "obs_type": "image", "max_episode_steps": 5}),
-    "roboman": (gridsim.RobomanVectorEnv, {"max_episode_steps": 6}),
-    "kitchen": (gridsim.KitchenVectorEnv, {"max_episode_steps": 6}),
-}
-SINGLE = {"nav": gridsim.NavEnv, "nav-image": gridsim.NavEnv, "roboman": gridsim.RobomanEnv,
-          "kitchen": gridsim.KitchenEnv}
-FAMILIES = list(FAMILY_KWARGS)
+# name -> (vector env class, single env class, keywords): every family's COPY_CASES (tests/<family>/cases.py).
+COPY_CASES = merged("COPY_CASES")
+FAMILIES = list(COPY_CASES)
 COPIERS = {
     "pickle": lambda env: pickle.loads(pickle.dumps(env)),
     "deepcopy": copy.deepcopy,
@@ -33,12 +27,13 @@ COPIERS = {
 
 
 def make_vec(family: str, num_envs: int = 3, **extra):
-    cls, kwargs = FAMILY_KWARGS[family]
+    cls, _, kwargs = COPY_CASES[family]
     return cls(num_envs=num_envs, events=True, **kwargs, **extra)
 
 
 def make_single(family: str):
-    return SINGLE[family](events=True, **FAMILY_KWARGS[family][1])
+    _, single, kwargs = COPY_CASES[family]
+    return single(events=True, **kwargs)
 
 
 def actions_for(env, steps: int, seed: int) -> list:

@@ -13,16 +13,18 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from family_cases import rollout
+from family_cases import family_tests, rollout
 
 import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
+from gridsim.families import FAMILIES
 
 PIXELWORLD_IDS = ["gridsim/PixelWorld-room1_small-v0", "gridsim/PixelWorld-room2_small-v0",
                   "gridsim/PixelWorld-room3_small-v0", "gridsim/PixelWorld-room4_small-v0",
                   "gridsim/PixelWorld-room5_medium-v0", "gridsim/PixelWorld-room5_medium_walls-v0"]
 NOISY_IDS = PIXELWORLD_IDS[1:]
-EXPECTED_REGISTRY_SIZE = 16 + 36 + 11 + 1  # navigation + gridroboman + kitchen + Level-v0
+# Every family pins its own count (ID_COUNT in tests/<family>/cases.py), plus gridsim/Level-v0.
+EXPECTED_REGISTRY_SIZE = sum(family_tests(name).ID_COUNT for name in FAMILIES) + 1
 
 # Every source of randomness at once: several starts, three goals picked per
 # episode, a stochastic symbol, a collectible, and the noisy alphabet's table.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine.family_cases import family_tests
 from event_helpers import kernel_events
 
 from gridsim import InvalidActionError, KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
@@ -21,6 +22,7 @@ from gridsim.engine.events import (
     decode_events,
     num_fields,
 )
+from gridsim.families import FAMILIES
 from gridsim.kitchen import load_kitchen_level
 from gridsim.kitchen.api import KITCHEN_EVENTS
 from gridsim.nav.api import NAV_EVENTS
@@ -256,23 +258,13 @@ def test_state_dict_round_trips_events_and_episode_limits():
 
 
 def _no_goal_envs(family: str, n: int, limit: int, mode: str = "NextStep"):
-    """A batch whose envs never terminate under the action returned with it."""
-    if family == "nav":
-        envs = NavVectorEnv(n, world_map="#####\n#S  #\n#####", max_episode_steps=limit, autoreset_mode=mode)
-        action = np.full(n, UP)
-    elif family == "roboman":
-        envs = RobomanVectorEnv(n, task="LiftRed", exclude_solved_starts=True, max_episode_steps=limit,
-                                autoreset_mode=mode)
-        action = np.zeros(n, np.int64)  # noop: the unsolved start stays unsolved
-    else:
-        envs = KitchenVectorEnv(n, level="kitchen/open-divider_salad", num_agents=2, max_episode_steps=limit,
-                                autoreset_mode=mode)
-        action = np.zeros((n, 2), np.int64)
+    """A batch whose envs never terminate under the action returned with it (the family's case)."""
+    envs, action = family_tests(family).no_goal_envs(n, limit, mode)
     envs.reset(seed=0)
     return envs, action
 
 
-@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+@pytest.mark.parametrize("family", list(FAMILIES))
 def test_max_steps_write_applies_at_each_envs_next_reset(family):
     envs, action = _no_goal_envs(family, 2, 10)
     np.testing.assert_array_equal(envs.state.ep_max_steps, [10, 10])
@@ -296,7 +288,7 @@ def test_max_steps_write_applies_at_each_envs_next_reset(family):
     np.testing.assert_array_equal(envs.state.ep_max_steps, [4, 4])
 
 
-@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+@pytest.mark.parametrize("family", list(FAMILIES))
 def test_max_steps_zero_means_no_limit_for_new_episodes(family):
     envs, action = _no_goal_envs(family, 1, 3, mode="SameStep")
     envs.kernel.max_steps = 0
@@ -310,7 +302,7 @@ def test_max_steps_zero_means_no_limit_for_new_episodes(family):
         assert not trunc[0]
 
 
-@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+@pytest.mark.parametrize("family", list(FAMILIES))
 def test_a_batch_with_and_without_limits_truncates_only_the_limited_envs(family):
     envs, action = _no_goal_envs(family, 3, 3, mode="SameStep")
     envs.step(action)

@@ -14,7 +14,16 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from family_cases import CASES, FAMILY_IDS, assert_rollouts_equal, make_vec, rollout, sample_actions
+from family_cases import (
+    CASES,
+    FAMILY_IDS,
+    assert_rollouts_equal,
+    family_tests,
+    ids_by_family,
+    make_vec,
+    rollout,
+    sample_actions,
+)
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
@@ -36,6 +45,18 @@ def test_every_family_has_registered_ids():
             envs = make_vec(env_id, 2)
             assert isinstance(envs, FAMILIES[name].vector_env)
             envs.close()
+
+
+def test_every_family_brings_its_cases_for_the_engine_wide_tests():
+    # tests/<family>/cases.py: what the state, copy and event tests need of the family, and its pinned
+    # id count (the registry size test sums them), so a new family is covered once it adds the file.
+    ids = ids_by_family()
+    for name in FAMILIES:
+        cases = family_tests(name)
+        assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), name
+        assert len(ids[name]) == cases.ID_COUNT, f"{name}: {len(ids[name])} ids, cases.py pins {cases.ID_COUNT}"
+        for vector_env, single_env, _ in cases.COPY_CASES.values():
+            assert vector_env is FAMILIES[name].vector_env and single_env is FAMILIES[name].single_env
 
 
 def assert_step_conforms(envs, out):

@@ -1,32 +1,18 @@
 """Envs of every family and option whose states the state tests inject, and the helpers they share.
 
-Each case is a small batch already played for a few steps, so its state is a real one:
-nav with collectibles, per-seed fixed rewards, randomized goals, per-env maps, images and
-events; roboman with several tasks, the task one-hot, grid observations and events; kitchen
-with agent rows, three agents and events; all three autoreset modes.
+Each case is a small batch already played for a few steps, so its state is a real one. The
+cases are each family's own (``STATE_CASES`` in ``tests/<family>/cases.py``): nav with
+collectibles, per-seed fixed rewards, randomized goals, per-env maps, images and events;
+roboman with several tasks, the task one-hot, grid observations and events; kitchen with
+agent rows, three agents and events; all three autoreset modes.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from engine.family_cases import merged
 
 import gridsim
-from gridsim import KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
-
-# Collectibles, per-seed fixed rewards and several goals: every nav field is in use.
-NAV_LEVEL = """%gridsim 1
-[legend]
-c = reward=5 collectible
-x = reward=uniform(0, 1)
-[map]
-#######
-#S c 0#
-# x#  #
-#0   c#
-#######
-"""
-
-NAV_MAPS = ["#####\n#S 0#\n# # #\n#####", "#####\n#0 S#\n#   #\n#####"]
 
 
 def make_case(name: str):
@@ -40,22 +26,8 @@ def make_case(name: str):
     return envs
 
 
-CASES = {
-    "nav-collect": lambda: gridsim.make("=" + NAV_LEVEL, 3, family="nav", randomize_goals=True, events=True,
-                                        max_episode_steps=9),
-    "nav-maps-view": lambda: NavVectorEnv(3, world_map=NAV_MAPS + NAV_MAPS[:1], obs_type="view", view_size=3,
-                                          autoreset_mode="SameStep", max_episode_steps=5),
-    "nav-image": lambda: NavVectorEnv(2, world_map=NAV_MAPS[1], obs_type="image", autoreset_mode="Disabled",
-                                      max_episode_steps=40),
-    "roboman-tasks": lambda: RobomanVectorEnv(3, tasks=["LiftRed", "StackRedOnGreen", "MoveBlueToCenter"],
-                                              task_in_obs=True, events=True, max_episode_steps=7),
-    "roboman-grid": lambda: RobomanVectorEnv(2, task="StackGreenOnBlue", obs_type="grid",
-                                             autoreset_mode="SameStep"),
-    "kitchen-rows": lambda: KitchenVectorEnv(4, level="kitchen/open-divider_salad", agent_rows=True, events=True,
-                                             max_episode_steps=20),
-    "kitchen-three": lambda: KitchenVectorEnv(2, level="kitchen/partial-divider_salad", num_agents=3,
-                                              autoreset_mode="SameStep"),
-}
+# Every family's STATE_CASES (tests/<family>/cases.py), for the families of the family table.
+CASES = merged("STATE_CASES")
 
 
 def states_equal(a: dict, b: dict) -> bool:

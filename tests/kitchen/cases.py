@@ -1,0 +1,27 @@
+"""The kitchen family's cases for the engine-wide tests (the names of ``tests/nav/cases.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.kitchen.env import KitchenEnv, KitchenVectorEnv
+
+ID_COUNT = 11  # one id per built-in kitchen (tests/kitchen/test_kitchen_kernel.py)
+
+STATE_CASES = {
+    "kitchen-rows": lambda: KitchenVectorEnv(4, level="kitchen/open-divider_salad", agent_rows=True, events=True,
+                                             max_episode_steps=20),
+    "kitchen-three": lambda: KitchenVectorEnv(2, level="kitchen/partial-divider_salad", num_agents=3,
+                                              autoreset_mode="SameStep"),
+}
+
+COPY_CASES = {
+    "kitchen": (KitchenVectorEnv, KitchenEnv, {"max_episode_steps": 6}),
+}
+
+
+def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
+    """A batch whose envs never terminate under the action returned with it (both agents stay)."""
+    envs = KitchenVectorEnv(n, level="kitchen/open-divider_salad", num_agents=2, max_episode_steps=limit,
+                            autoreset_mode=mode)
+    return envs, np.zeros((n, 2), np.int64)

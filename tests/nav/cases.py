@@ -1,0 +1,51 @@
+"""The navigation family's cases for the engine-wide tests (found through ``gridsim.families.FAMILIES``).
+
+Every family's test folder has a ``cases.py`` with the same names: ``ID_COUNT`` (its registered
+Gymnasium ids, pinned), ``STATE_CASES`` (batches whose states the state tests inject),
+``COPY_CASES`` (batches the copy and checkpoint tests copy) and ``no_goal_envs``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import gridsim
+from gridsim.nav.env import NavEnv, NavVectorEnv
+
+ID_COUNT = 16  # the 10 navigation maps and PixelWorld's own six names (tests/engine/test_single_env.py)
+
+# Collectibles, per-seed fixed rewards and several goals: every nav field is in use.
+NAV_LEVEL = """%gridsim 1
+[legend]
+c = reward=5 collectible
+x = reward=uniform(0, 1)
+[map]
+#######
+#S c 0#
+# x#  #
+#0   c#
+#######
+"""
+
+NAV_MAPS = ["#####\n#S 0#\n# # #\n#####", "#####\n#0 S#\n#   #\n#####"]
+
+STATE_CASES = {
+    "nav-collect": lambda: gridsim.make("=" + NAV_LEVEL, 3, family="nav", randomize_goals=True, events=True,
+                                        max_episode_steps=9),
+    "nav-maps-view": lambda: NavVectorEnv(3, world_map=NAV_MAPS + NAV_MAPS[:1], obs_type="view", view_size=3,
+                                          autoreset_mode="SameStep", max_episode_steps=5),
+    "nav-image": lambda: NavVectorEnv(2, world_map=NAV_MAPS[1], obs_type="image", autoreset_mode="Disabled",
+                                      max_episode_steps=40),
+}
+
+# name -> (vector env class, single env class, constructor keywords): short episodes, so copies cross resets.
+COPY_CASES = {
+    "nav": (NavVectorEnv, NavEnv, {"level": "nav/room5_medium", "max_episode_steps": 7}),
+    "nav-image": (NavVectorEnv, NavEnv, {"level": "nav/room1_small", "obs_type": "image", "max_episode_steps": 5}),
+}
+
+
+def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
+    """A batch whose envs never terminate under the action returned with it (moving into a wall)."""
+    envs = NavVectorEnv(n, world_map="#####\n#S  #\n#####", max_episode_steps=limit, autoreset_mode=mode)
+    return envs, np.full(n, 0)  # 0 = up

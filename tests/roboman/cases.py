@@ -1,0 +1,27 @@
+"""The manipulation family's cases for the engine-wide tests (the names of ``tests/nav/cases.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.roboman.env import RobomanEnv, RobomanVectorEnv
+
+ID_COUNT = 36  # one id per task (tests/roboman/test_roboman_env.py)
+
+STATE_CASES = {
+    "roboman-tasks": lambda: RobomanVectorEnv(3, tasks=["LiftRed", "StackRedOnGreen", "MoveBlueToCenter"],
+                                              task_in_obs=True, events=True, max_episode_steps=7),
+    "roboman-grid": lambda: RobomanVectorEnv(2, task="StackGreenOnBlue", obs_type="grid",
+                                             autoreset_mode="SameStep"),
+}
+
+COPY_CASES = {
+    "roboman": (RobomanVectorEnv, RobomanEnv, {"max_episode_steps": 6}),
+}
+
+
+def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
+    """A batch whose envs never terminate under the action returned with it (the no-op)."""
+    envs = RobomanVectorEnv(n, task="LiftRed", exclude_solved_starts=True, max_episode_steps=limit,
+                            autoreset_mode=mode)
+    return envs, np.zeros(n, np.int64)  # the unsolved start stays unsolved
