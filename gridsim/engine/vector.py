@@ -662,6 +662,29 @@ class GridVectorEnv(VectorEnv):
         self._check_state(view)
         self.state.write_units(view)
 
+    def _clear_events(self, unit: int):
+        """Drop world ``unit``'s events of the last step (a state write or a start begins with none)."""
+        if hasattr(self.state, "event_count"):
+            self.state.event_count[unit] = 0
+
+    def _commit_state(self, view: StateView, unit: int, row: int,
+                      after_write: Callable[[], None] | None = None) -> np.ndarray:
+        """The end of every family's ``set_state``: write one world's changed view, then observe.
+
+        The view is checked and written all or nothing (:meth:`_write_checked`); then
+        ``after_write`` runs (nav redraws a fixed-reward table for a new key), every row's
+        observation is rewritten from the state, the batch may step, and the world's pending
+        events are cleared. Returns row ``row``'s observation, as ``step`` returns it.
+        """
+        self._write_checked(view)
+        if after_write is not None:
+            after_write()
+        self._own_obs()
+        self.kernel.observe()
+        self._was_reset = True  # an injected state is a valid place to step from
+        self._clear_events(unit)  # a state write starts from no pending events
+        return self._output(self.state.obs[row])
+
     def _checked_seeds(self, seeds) -> list:
         """A state's ``seeds``: one per world, each None or a non-negative int."""
         U = self.state.num_units

@@ -323,13 +323,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         v["delivered_bits"][0], v["solved"][0] = bits[0], solved[0]
         v.put_int("t", state.get("t", 0))
         v["needs_reset"][0] = False
-        self._write_checked(v)
-        self._own_obs()
-        self.kernel.observe()
-        self._was_reset = True
-        self._clear_events(k)  # a state write starts from no pending events
-        row = k * self.num_agents if self.agent_rows else k
-        return self._output(st.obs[row]), {}
+        return self._commit_state(v, k, k * self.num_agents if self.agent_rows else k), {}
 
     # ------------------------------------------------------------------ render
 

@@ -64,6 +64,7 @@ class LevelApi:
         def _own_obs(self) -> None: ...
         def _coerce_actions(self, actions: Any) -> np.ndarray: ...
         def _kernel_error(self, actions: Any) -> Exception: ...
+        def _clear_events(self, unit: int) -> None: ...
 
     # ------------------------------------------------------------------ units
 
@@ -171,10 +172,6 @@ class LevelApi:
         take = np.concatenate(parts) if parts else np.zeros(0, np.int64)
         rows = np.repeat(np.arange(len(units), dtype=np.int32), [len(p) for p in parts])
         return {"env": rows, "type": per_unit["type"][take], "payload": per_unit["payload"][take]}
-
-    def _clear_events(self, unit: int):
-        if hasattr(self.state, "event_count"):
-            self.state.event_count[unit] = 0
 
     # ------------------------------------------------------- start / advance
 

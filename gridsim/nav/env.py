@@ -379,14 +379,9 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             v.put_float("ep_return", state["return"])
         if "needs_reset" in state:
             v.put_bool("needs_reset", state["needs_reset"])
-        self._write_checked(v)
-        if "key" in state:
-            self.kernel.redraw_table(i)  # fixed rewards belong to the key
-        self._own_obs()
-        self.kernel.observe()
-        self._was_reset = True  # an injected state is a valid place to step from
-        self._clear_events(i)  # a state write starts from no pending events
-        return self._output(st.obs[i]), {}
+        # Fixed rewards belong to the key.
+        redraw = (lambda: self.kernel.redraw_table(i)) if "key" in state else None
+        return self._commit_state(v, i, i, after_write=redraw), {}
 
     def _parse_pos(self, pos, i: int) -> tuple[int, int]:
         """A ``pos`` value as (row, col) inside the map."""

@@ -273,13 +273,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         v = self._unit_view(i)
         _put_state(v, state, i)
         v["needs_reset"][0] = False
-        self._write_checked(v)
-        st = self.state
-        self._own_obs()
-        self.kernel.observe()
-        self._was_reset = True  # an injected state is a valid place to step from
-        self._clear_events(i)  # a state write starts from no pending events
-        return self._output(st.obs[i]), {"action_mask": st.action_mask[i].copy()}
+        obs = self._commit_state(v, i, i)
+        return obs, {"action_mask": self.state.action_mask[i].copy()}
 
     # ------------------------------------------------------------------ render
 
