@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gridsim.engine.grammar import LevelGrammar
+
 if TYPE_CHECKING:
     from gridsim.engine.single import SingleEnvView
     from gridsim.engine.vector import GridVectorEnv
@@ -48,6 +50,8 @@ class Family:
         register_ids: registers the family's Gymnasium ids with the ``register`` it is given.
         takes_map: a :class:`gridsim.Level` map text is passed to the env as ``level="=" + map``.
         level_defaults: the env defaults a text level's ``[meta]`` table sets (``max_steps`` etc.).
+        level_grammar: the ``[meta]`` keys and ``[legend]`` properties of the family's text levels
+            (None: it reads none of its own; such levels are read with the default family's).
         bench_level: the level ``bench/bench_step.py`` times by default (its ``--level``).
         bench_level_format: turns a ``--level`` into a :func:`gridsim.make` name (roboman: a task).
         bench_kwargs: keyword arguments of a benchmark batch (``gridsim bench``, ``bench/``).
@@ -63,6 +67,7 @@ class Family:
     register_ids: Callable[[Register], None]
     takes_map: bool = True
     level_defaults: Callable[[Mapping[str, str]], dict[str, Any]] = _no_defaults
+    level_grammar: LevelGrammar | None = None
     bench_level: str = ""
     bench_level_format: str = "{}"
     bench_kwargs: Mapping[str, Any] = field(default_factory=dict)

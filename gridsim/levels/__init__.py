@@ -2,8 +2,6 @@
 
 from gridsim.levels.lookup import builtin_level_names, builtin_root, find_level, read_level
 from gridsim.levels.textmap import (
-    LEGEND_BOOL_KEYS,
-    META_KEYS,
     LevelWarning,
     ParsedLevel,
     parse_level_text,
@@ -11,8 +9,6 @@ from gridsim.levels.textmap import (
 )
 
 __all__ = [
-    "LEGEND_BOOL_KEYS",
-    "META_KEYS",
     "LevelWarning",
     "ParsedLevel",
     "builtin_level_names",

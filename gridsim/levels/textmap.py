@@ -1,7 +1,12 @@
 """The text-map format: the native ``%gridsim 1`` format and PixelWorld's bare maps.
 
-This module knows nothing about a family's symbols. It splits a text into map rows,
-metadata and a legend and checks the layout (rectangular, no tabs, not empty);
+This module knows no family. It splits a text into map rows, metadata and a legend and
+checks the layout (rectangular, no tabs, not empty) and the syntax of the ``[meta]``
+(``key = value``) and ``[legend]`` (``<char> = key=value key ...``) lines. Of the keys it
+knows only those every family shares (:data:`COMMON_META_KEYS`); the others, and what
+their values mean, come from the :class:`~gridsim.engine.grammar.LevelGrammar` of the
+family the level's ``[meta] family`` names (its :class:`~gridsim.engine.family.Family`
+row's ``level_grammar``, found in the table :func:`use_families` is given).
 ``gridsim.levels.lookup`` finds and caches level files. Families (``gridsim.nav.level``)
 turn the result into arrays; that is where unknown map characters are reported.
 
@@ -17,41 +22,61 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import cast
 
-from gridsim.engine.rng import Dist
-from gridsim.engine.settings import MAX_STEPS_LIMIT
+from gridsim.engine.family import Family
+from gridsim.engine.grammar import LevelGrammar
 from gridsim.errors import InvalidArgumentError, LevelError
 
 __all__ = [
-    "META_KEYS",
-    "LEGEND_BOOL_KEYS",
+    "COMMON_META_KEYS",
     "LevelWarning",
     "ParsedLevel",
     "decode_level_bytes",
+    "level_grammar",
     "parse_level_text",
     "render_level_text",
+    "use_families",
 ]
 
 HEADER = "%gridsim 1"
-META_KEYS = (
-    "family",
-    "name",
-    "description",
-    "alphabet",
-    "default_symbol",
-    "max_episode_steps",
-    "obs_type",
-    "actions",
-    "view_size",
-    "unknown_symbols",
-)
-LEGEND_BOOL_KEYS = ("terminal", "accessible", "stochastic", "initial", "collectible")
+# The [meta] keys of every family's levels, free text; a family's grammar declares the rest.
+COMMON_META_KEYS = ("family", "name", "description")
 
 # A legend token: ``key=fn(a, b)`` may contain spaces inside its parentheses.
 _TOKEN = re.compile(r"[^\s(]*\([^)]*\)?\S*|\S+")
 _SECTION = re.compile(r"\[([A-Za-z_]+)\]")
-_UINT = re.compile(r"[0-9]+")
+
+# The family table levels are read against (set by gridsim.families) and its default family.
+_families: Mapping[str, Family] = MappingProxyType({})
+_default_family: str | None = None
+_COMMON_ONLY = LevelGrammar()
+
+
+def use_families(families: Mapping[str, Family], default: str) -> None:
+    """Read text levels with the grammars of these family rows (``gridsim.families`` calls this).
+
+    The table is read at every parse (not copied), so a row added to it later counts.
+
+    Args:
+        families: family name -> row; a row's ``level_grammar`` declares its levels' keys.
+        default: the family whose grammar reads a level that names no family (every
+            PixelWorld map), a family not in the table, or one without a grammar of its own.
+    """
+    global _families, _default_family
+    _families, _default_family = families, default
+
+
+def level_grammar(family: str | None) -> LevelGrammar:
+    """The grammar a level whose ``[meta] family`` is ``family`` (None: none) is read with.
+
+    The family's own, else the default family's (see :func:`use_families`), else (no
+    table set) one of the common keys only.
+    """
+    for name in (family, _default_family):
+        row = _families.get(name) if name is not None else None
+        if row is not None and row.level_grammar is not None:
+            return row.level_grammar
+    return _COMMON_ONLY
 
 
 class LevelWarning(UserWarning):
@@ -72,8 +97,9 @@ class ParsedLevel:
         row_lines: the 1-based source line of each row.
         meta: ``[meta]`` key -> value (empty for PixelWorld maps).
         meta_lines: the source line of each meta key.
-        legend: map character -> symbol properties, already typed (``reward`` is a
-            :class:`~gridsim.nav.alphabet.Dist`, ``color`` a tuple, flags are bools).
+        legend: map character -> symbol properties, already typed by the family's grammar
+            (navigation: ``reward`` is a :class:`~gridsim.nav.alphabet.Dist`, ``color`` a
+            tuple, flags are bools).
         legend_lines: the source line of each legend entry.
     """
 
@@ -152,7 +178,7 @@ def decode_level_bytes(data: bytes, source: str) -> str:
                          source, data.count(b"\n", 0, e.start) + 1, e.start - line_start + 1) from None
 
 
-def parse_level_text(text: str, source: str = "<string>") -> ParsedLevel:
+def parse_level_text(text: str, source: str = "<string>", grammar: LevelGrammar | None = None) -> ParsedLevel:
     """Parse a level in either text format.
 
     Text whose first non-empty line is ``%gridsim 1`` is the native format (sections
@@ -161,13 +187,17 @@ def parse_level_text(text: str, source: str = "<string>") -> ParsedLevel:
     Args:
         text: the whole file.
         source: the file name used in error messages.
+        grammar: the ``[meta]`` keys and ``[legend]`` properties beyond the common keys;
+            default: the grammar of the family the level's ``[meta] family`` names (see
+            :func:`level_grammar`).
 
     Returns:
         The parsed level.
 
     Raises:
-        LevelError: the text is empty, a row is ragged or holds a tab, or a native
-            section is malformed. The error carries the line and column.
+        LevelError: the text is empty, a row is ragged or holds a tab, a native
+            section is malformed, or the grammar refuses a key or value. The error
+            carries the line and column.
     """
     # Split on "\n" only and drop "\r", so CRLF files read like LF files and no other
     # character (form feed, Unicode separators) ever splits a row.
@@ -179,7 +209,9 @@ def parse_level_text(text: str, source: str = "<string>") -> ParsedLevel:
         if lines[first].rstrip() != HEADER:
             raise LevelError(f"unsupported header {lines[first]!r}; expected {HEADER!r}",
                              source, first + 1, 1)
-        return _parse_native(lines, first + 1, source)
+        if grammar is None:
+            grammar = level_grammar(_named_family(lines, first + 1))
+        return _parse_native(lines, first + 1, source, grammar)
     rows, row_lines = _map_rows(lines, 0, source)
     return ParsedLevel(source, "pixelworld", rows, row_lines)
 
@@ -207,7 +239,23 @@ def _map_rows(lines: list[str], start: int, source: str) -> tuple[tuple[str, ...
     return tuple(lines[lo:hi]), tuple(range(lo + 1, hi + 1))
 
 
-def _parse_native(lines: list[str], start: int, source: str) -> ParsedLevel:
+def _named_family(lines: list[str], start: int) -> str | None:
+    """The value of the first ``family`` line of ``[meta]``, read as :func:`_parse_native` reads it."""
+    section = None
+    for line in lines[start:]:
+        header = _SECTION.fullmatch(line.strip())
+        if header:
+            section = header.group(1)
+            if section == "map":
+                break
+        elif section == "meta":
+            key_part, eq, value_part = line.partition("=")
+            if eq and key_part.strip() == "family":
+                return _unquote(value_part.strip())
+    return None
+
+
+def _parse_native(lines: list[str], start: int, source: str, grammar: LevelGrammar) -> ParsedLevel:
     meta: dict[str, str] = {}
     meta_lines: dict[str, int] = {}
     legend: dict[str, dict[str, object]] = {}
@@ -239,13 +287,13 @@ def _parse_native(lines: list[str], start: int, source: str) -> ParsedLevel:
             raise LevelError("expected a section header: [meta], [legend] or [map]",
                              source, lineno, 1)
         if section == "meta":
-            key, value = _meta_line(line, source, lineno)
+            key, value = _meta_line(line, source, lineno, grammar)
             if key in meta:
                 raise LevelError(f"duplicate meta key {key!r} (first on line {meta_lines[key]})",
                                  source, lineno, line.index(key) + 1)
             meta[key], meta_lines[key] = value, lineno
         else:
-            ch, props = _legend_line(line, source, lineno)
+            ch, props = _legend_line(line, source, lineno, grammar)
             if ch in legend:
                 first_line = legend_lines[ch]
                 raise LevelError(f"duplicate legend entry {ch!r} (first on line {first_line})",
@@ -254,35 +302,33 @@ def _parse_native(lines: list[str], start: int, source: str) -> ParsedLevel:
     raise LevelError("missing [map] section", source)
 
 
-def _meta_line(line: str, source: str, lineno: int) -> tuple[str, str]:
+def _unquote(value: str) -> str:
+    # Quotes keep leading/trailing spaces, e.g. default_symbol = ' '.
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == "'" else value
+
+
+def _meta_line(line: str, source: str, lineno: int, grammar: LevelGrammar) -> tuple[str, str]:
     key_part, eq, value_part = line.partition("=")
     key = key_part.strip()
     key_col = len(key_part) - len(key_part.lstrip()) + 1
     if not eq or not key:
         raise LevelError("expected 'key = value'", source, lineno, key_col)
-    if key not in META_KEYS:
-        raise LevelError(f"unknown meta key {key!r}; allowed: {', '.join(META_KEYS)}",
+    if key not in COMMON_META_KEYS and key not in grammar.meta:
+        allowed = [*COMMON_META_KEYS, *(k for k in grammar.meta if k not in COMMON_META_KEYS)]
+        raise LevelError(f"unknown meta key {key!r}; allowed: {', '.join(allowed)}",
                          source, lineno, key_col)
-    value = value_part.strip()
+    value = _unquote(value_part.strip())
     val_col = len(key_part) + 2 + len(value_part) - len(value_part.lstrip())
-    # Quotes keep leading/trailing spaces, e.g. default_symbol = ' '.
-    if len(value) >= 2 and value[0] == value[-1] == "'":
-        value = value[1:-1]
-    if key in ("max_episode_steps", "view_size") and not (
-            _UINT.fullmatch(value) and 0 < int(value) <= MAX_STEPS_LIMIT):
-        raise LevelError(f"{key} must be a positive integer up to {MAX_STEPS_LIMIT}, got {value!r}",
-                         source, lineno, val_col)
-    if key == "unknown_symbols" and value not in ("error", "default"):
-        raise LevelError(f"unknown_symbols must be 'error' or 'default', got {value!r}",
-                         source, lineno, val_col)
-    if key == "default_symbol" and len(value) != 1:
-        raise LevelError(f"default_symbol must be one character (write a space as ' '), "
-                         f"got {value!r}",
-                         source, lineno, val_col)
+    check = grammar.meta.get(key)
+    if check is not None:
+        try:
+            check(value)
+        except ValueError as e:
+            raise LevelError(str(e), source, lineno, val_col) from None
     return key, value
 
 
-def _legend_line(line: str, source: str, lineno: int) -> tuple[str, dict[str, object]]:
+def _legend_line(line: str, source: str, lineno: int, grammar: LevelGrammar) -> tuple[str, dict[str, object]]:
     if len(line) >= 3 and line[0] == "'" and line[2] == "'":
         ch, pos = line[1], 3
     elif line[0].isspace():
@@ -301,59 +347,41 @@ def _legend_line(line: str, source: str, lineno: int) -> tuple[str, dict[str, ob
         if key in props:
             raise LevelError(f"duplicate property {key!r}", source, lineno, col)
         try:
-            props[key] = _legend_value(key, eq, value)
+            props[key] = _legend_value(grammar, key, eq, value)
         except ValueError as e:
             raise LevelError(f"{ch!r}: {e}", source, lineno, val_col if eq else col) from None
     return ch, props
 
 
-def _legend_value(key: str, eq: str, value: str) -> object:
-    if key in LEGEND_BOOL_KEYS:
-        if not eq:
-            return True
-        if value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        raise InvalidArgumentError(f"{key} must be true or false, got {value!r}")
-    if key == "reward" and eq:
-        return Dist.parse(value)
-    if key == "color" and eq:
-        parts = value.split(",")
-        if len(parts) != 3 or not all(p.strip().isdecimal() and int(p) <= 255 for p in parts):
-            raise InvalidArgumentError(f"color is r,g,b with integers in 0..255, got {value!r}")
-        return tuple(int(p) for p in parts)
-    if key in ("reward", "color"):
-        raise InvalidArgumentError(f"{key} needs a value ({key}=...)")
-    raise InvalidArgumentError(
-        f"unknown property {key!r}; use reward=, color=, {', '.join(LEGEND_BOOL_KEYS)}"
-    )
+def _legend_value(grammar: LevelGrammar, key: str, eq: str, value: str) -> object:
+    prop = grammar.legend.get(key)
+    if prop is None:
+        if not grammar.legend:
+            raise InvalidArgumentError(f"unknown property {key!r}; this level's family declares no legend properties")
+        known = ", ".join(k if p.flag else f"{k}=" for k, p in grammar.legend.items())
+        raise InvalidArgumentError(f"unknown property {key!r}; use {known}")
+    if eq:
+        return prop.parse(value)
+    if prop.flag:
+        return True
+    raise InvalidArgumentError(f"{key} needs a value ({key}=...)")
 
 
 # ---------------------------------------------------------------------------------------------
 # Rendering
 
 
-def _num(x: float) -> str:
-    short = f"{x:g}"
-    return short if float(short) == x else repr(float(x))
-
-
-def _render_props(props: Mapping[str, object]) -> str:
+def _render_props(props: Mapping[str, object], grammar: LevelGrammar) -> str:
     out = []
     for key, value in props.items():
-        if key in LEGEND_BOOL_KEYS:
-            out.append(key if value else f"{key}=false")
-        elif key == "reward":
-            d = Dist.parse(value)
-            out.append(f"reward={_num(d.a)}" if d.kind == "const"
-                       else f"reward={d.kind}({_num(d.a)},{_num(d.b)})")
-        elif key == "color":
-            out.append("color=" + ",".join(str(int(v)) for v in cast("tuple[int, int, int]", value)))
-        else:
+        prop = grammar.legend.get(key)
+        if prop is None:
             raise InvalidArgumentError(f"unknown legend property {key!r}")
+        out.append(key if prop.flag and value else f"{key}={prop.render(value)}")
     return " ".join(out)
 
 
-def render_level_text(parsed: ParsedLevel) -> str:
+def render_level_text(parsed: ParsedLevel, grammar: LevelGrammar | None = None) -> str:
     """Write a level in the native format.
 
     ``parse_level_text(render_level_text(p)) == p`` for every parsed level (rows, meta and
@@ -361,10 +389,14 @@ def render_level_text(parsed: ParsedLevel) -> str:
 
     Args:
         parsed: the level to write.
+        grammar: how its legend values are written; default: the grammar of its family
+            (see :func:`level_grammar`).
 
     Returns:
         The file text, ending with a newline.
     """
+    if grammar is None:
+        grammar = level_grammar(parsed.family)
     out = [HEADER]
     if parsed.meta:
         out.append("[meta]")
@@ -375,7 +407,7 @@ def render_level_text(parsed: ParsedLevel) -> str:
         out.append("[legend]")
         for ch, props in parsed.legend.items():
             key = f"'{ch}'" if ch in " ;'" or not ch.isprintable() else ch
-            out.append(f"{key} = {_render_props(props)}".rstrip())
+            out.append(f"{key} = {_render_props(props, grammar)}".rstrip())
     out.append("[map]")
     out.extend(parsed.rows)
     return "\n".join(out) + "\n"

@@ -11,13 +11,16 @@ from gridsim.nav.alphabet import (
     normal,
     uniform,
 )
-from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level
+from gridsim.nav.level import LEGEND_BOOL_KEYS, LEVEL_GRAMMAR, META_KEYS, NavLevel, compile_nav_level, load_nav_level
 from gridsim.nav.sampler import TaskSampler
 
 __all__ = [
     "ALPHABETS",
     "Alphabet",
     "Dist",
+    "LEGEND_BOOL_KEYS",
+    "LEVEL_GRAMMAR",
+    "META_KEYS",
     "NavLevel",
     "Symbol",
     "TaskSampler",

@@ -26,7 +26,7 @@ from gridsim.levels.lookup import builtin_level_names, read_level
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
-from gridsim.nav.level import NavLevel, compile_nav_level, load_nav_level, read_nav_level
+from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level, read_nav_level
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
 
 __all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES",
@@ -513,6 +513,7 @@ FAMILY = Family(
     single_env=NavEnv,
     register_ids=register_ids,
     level_defaults=level_defaults,
+    level_grammar=LEVEL_GRAMMAR,
     bench_level="nav/room5_medium",
     bench_kwargs={"max_episode_steps": DEFAULT_MAX_STEPS},
     bench_obs_types=("coords", "view", "image"),

@@ -3,10 +3,13 @@
 The alphabet decides what each map character means. It comes from the
 ``alphabet=`` argument, else the level's ``alphabet`` meta key, else
 ``"navigation"``; a native level's ``[legend]`` adds or replaces symbols on top.
+:data:`LEVEL_GRAMMAR` is what a navigation level's ``[meta]`` and ``[legend]`` may say
+(the family's row hands it to the text-map format).
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -16,12 +19,17 @@ from pathlib import Path
 import numpy as np
 
 import gridsim._core as _core
+from gridsim.engine.grammar import LegendProperty, LevelGrammar
+from gridsim.engine.settings import MAX_STEPS_LIMIT
 from gridsim.errors import InvalidArgumentError, LevelError
 from gridsim.levels.lookup import read_level
-from gridsim.levels.textmap import LevelWarning, ParsedLevel
-from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Symbol, get_alphabet
+from gridsim.levels.textmap import COMMON_META_KEYS, LevelWarning, ParsedLevel
+from gridsim.nav.alphabet import F_INITIAL, F_TERMINAL, F_WALKABLE, Alphabet, Dist, Symbol, get_alphabet
 
 __all__ = [
+    "LEGEND_BOOL_KEYS",
+    "LEVEL_GRAMMAR",
+    "META_KEYS",
     "LevelWarning",
     "NavLevel",
     "compile_nav_level",
@@ -36,6 +44,81 @@ UNKNOWN_SYMBOLS = ("error", "default")
 # for the padding a view adds around the map.
 MAX_SIDE = 2**15 - 1
 MAX_CELLS = 2**28
+
+
+# ---------------------------------------------------------------------------------------------
+# What a level file may say: [meta] keys and [legend] properties
+
+_UINT = re.compile(r"[0-9]+")
+
+
+def _positive_int(key: str):
+    def check(value: str) -> None:
+        try:
+            ok = bool(_UINT.fullmatch(value)) and 0 < int(value) <= MAX_STEPS_LIMIT
+        except ValueError:  # more digits than int() reads
+            ok = False
+        if not ok:
+            raise InvalidArgumentError(f"{key} must be a positive integer up to {MAX_STEPS_LIMIT}, got {value!r}")
+    return check
+
+
+def _one_of_unknown_symbols(value: str) -> None:
+    if value not in UNKNOWN_SYMBOLS:
+        raise InvalidArgumentError(f"unknown_symbols must be 'error' or 'default', got {value!r}")
+
+
+def _one_character(value: str) -> None:
+    if len(value) != 1:
+        raise InvalidArgumentError(f"default_symbol must be one character (write a space as ' '), got {value!r}")
+
+
+def _flag(key: str) -> LegendProperty:
+    def parse(value: str) -> bool:
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise InvalidArgumentError(f"{key} must be true or false, got {value!r}")
+    return LegendProperty(parse, lambda v: "true" if v else "false", flag=True)
+
+
+def _num(x: float) -> str:
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
+def _render_dist(value) -> str:
+    d = Dist.parse(value)
+    return _num(d.a) if d.kind == "const" else f"{d.kind}({_num(d.a)},{_num(d.b)})"
+
+
+def _parse_color(value: str) -> tuple[int, ...]:
+    parts = value.split(",")
+    if len(parts) != 3 or not all(p.strip().isdecimal() and int(p) <= 255 for p in parts):
+        raise InvalidArgumentError(f"color is r,g,b with integers in 0..255, got {value!r}")
+    return tuple(int(p) for p in parts)
+
+
+# The true/false legend properties (Symbol's flags), which may be written bare.
+LEGEND_BOOL_KEYS = ("terminal", "accessible", "stochastic", "initial", "collectible")
+
+LEVEL_GRAMMAR = LevelGrammar(
+    meta={
+        "alphabet": None,  # checked when the level compiles (resolve_alphabet)
+        "default_symbol": _one_character,
+        "max_episode_steps": _positive_int("max_episode_steps"),
+        "obs_type": None,
+        "actions": None,
+        "view_size": _positive_int("view_size"),
+        "unknown_symbols": _one_of_unknown_symbols,
+    },
+    legend={
+        "reward": LegendProperty(Dist.parse, _render_dist),
+        "color": LegendProperty(_parse_color, lambda v: ",".join(str(int(c)) for c in v)),
+        **{key: _flag(key) for key in LEGEND_BOOL_KEYS},
+    },
+)
+# Every [meta] key a navigation level may have: the common ones, then the family's.
+META_KEYS = (*COMMON_META_KEYS, *LEVEL_GRAMMAR.meta)
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from gridsim.errors import LevelError, LevelNotFoundError
 from gridsim.levels import (
-    LEGEND_BOOL_KEYS,
     ParsedLevel,
     builtin_level_names,
     builtin_root,
@@ -21,6 +20,7 @@ from gridsim.levels import (
     read_level,
     render_level_text,
 )
+from gridsim.nav import LEGEND_BOOL_KEYS
 from gridsim.nav.alphabet import Dist
 from gridsim.nav.level import compile_nav_level
 
