@@ -46,10 +46,12 @@ class LevelGrammar:
             check of the value text (raises ``ValueError``; its result is ignored), or None
             for free text. Values stay text in :attr:`gridsim.levels.ParsedLevel.meta`.
         legend: property name -> :class:`LegendProperty`, in the order messages list them.
+        legend_example: a legend line that messages show, e.g. ``"S = initial reward=-1"``.
     """
 
     meta: Mapping[str, Callable[[str], object] | None] = field(default_factory=dict)
     legend: Mapping[str, LegendProperty] = field(default_factory=dict)
+    legend_example: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))

@@ -303,7 +303,7 @@ def _parse_native(lines: list[str], start: int, source: str, grammar: LevelGramm
 
 
 def _unquote(value: str) -> str:
-    # Quotes keep leading/trailing spaces, e.g. default_symbol = ' '.
+    # Quotes keep leading/trailing spaces: `key = ' '` is one space.
     return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == "'" else value
 
 
@@ -338,8 +338,8 @@ def _legend_line(line: str, source: str, lineno: int, grammar: LevelGrammar) -> 
         ch, pos = line[0], 1
     m = re.compile(r"\s*=").match(line, pos)
     if ch == "\t" or not m:
-        raise LevelError("expected '<char> = <properties>', e.g. \"S = initial reward=-1\"",
-                         source, lineno, pos + 1)
+        example = f', e.g. "{grammar.legend_example}"' if grammar.legend_example else ""
+        raise LevelError(f"expected '<char> = <properties>'{example}", source, lineno, pos + 1)
     props: dict[str, object] = {}
     for tok in _TOKEN.finditer(line, m.end()):
         key, eq, value = tok.group().partition("=")

@@ -116,6 +116,7 @@ LEVEL_GRAMMAR = LevelGrammar(
         "color": LegendProperty(_parse_color, lambda v: ",".join(str(int(c)) for c in v)),
         **{key: _flag(key) for key in LEGEND_BOOL_KEYS},
     },
+    legend_example="S = initial reward=-1",
 )
 # Every [meta] key a navigation level may have: the common ones, then the family's.
 META_KEYS = (*COMMON_META_KEYS, *LEVEL_GRAMMAR.meta)
