@@ -26,15 +26,10 @@ from gridsim.levels.lookup import builtin_level_names, read_level
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
-from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level, read_nav_level
+from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
 
-__all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "make_nav_vec", "nav_spaces", "ACTION_TYPES", "OBS_TYPES",
-           "PIXELWORLD_IDS"]
-
-# Level settings (``[meta]`` keys) that are constructor defaults, with their types.
-META_DEFAULTS = {"max_episode_steps": int, "obs_type": str, "actions": str, "alphabet": str,
-                 "view_size": int}
+__all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "nav_spaces", "ACTION_TYPES", "OBS_TYPES", "PIXELWORLD_IDS"]
 
 ACTION_TYPES = {
     "1d_discrete": "1d_discrete",
@@ -449,18 +444,6 @@ def _is_pair(value) -> bool:
     return one_d and len(value) == 2
 
 
-def make_nav_vec(level: str, num_envs: int = 1, **kwargs: Any) -> NavVectorEnv:
-    """A :class:`NavVectorEnv` for a level name, the level's ``[meta]`` settings as defaults."""
-    parsed = read_nav_level(level, kwargs.get("level_directory"))
-    family = parsed.meta.get("family", "nav")
-    if family != "nav":
-        raise InvalidArgumentError(f"level {level!r} is of family {family!r}; only 'nav' levels exist so far")
-    for key, cast in META_DEFAULTS.items():
-        if key in parsed.meta and key not in kwargs:
-            kwargs[key] = cast(parsed.meta[key])
-    return NavVectorEnv(num_envs=num_envs, level=level, **kwargs)
-
-
 def pixelworld_id(stem: str) -> str:
     """The id of PixelWorld's configuration of the map ``levels/nav/<stem>.txt``."""
     return f"gridsim/PixelWorld-{stem}-v0"
@@ -493,18 +476,25 @@ def register_ids(register: Register):
         register(pixelworld_id(stem), DEFAULT_MAX_STEPS, kwargs)
         register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS, dict(kwargs), alias_of=pixelworld_id(stem))
     for name in builtin_level_names("nav"):
-        meta = read_level(name).meta
-        kwargs = {"level": name}
-        for key in ("alphabet", "obs_type", "actions"):
-            if key in meta:
-                kwargs[key] = meta[key]
-        steps = int(meta.get("max_episode_steps", DEFAULT_MAX_STEPS))
+        steps, kwargs = _id_arguments(name, read_level(name).meta)
         register(f"gridsim/Nav-{name.split('/', 1)[1]}-v0", steps, kwargs)
 
 
 def level_defaults(meta: Mapping[str, str]) -> dict[str, Any]:
     """The env defaults a navigation map's ``[meta]`` table sets."""
     return {setting: meta[key] for key, setting in LEVEL_META_SETTINGS.items() if key in meta}
+
+
+def _id_arguments(name: str, meta: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
+    """The step limit and the constructor arguments of the id of map ``name`` with this ``[meta]`` table."""
+    steps, kwargs = DEFAULT_MAX_STEPS, {"level": name}
+    for setting, text in level_defaults(meta).items():
+        decl = NavVectorEnv.SETTINGS[setting]
+        if setting == "max_steps":
+            steps = decl.parse(setting, text)
+        else:
+            kwargs[decl.kwarg or setting] = decl.parse(setting, text)
+    return steps, kwargs
 
 
 FAMILY = Family(
