@@ -34,7 +34,7 @@ from gridsim.families import FAMILIES  # noqa: E402
 from gridsim.tools.benchmark import machine_info, make_actions, raw_step_fn  # noqa: E402
 
 # Each family's benchmark level and batch settings (its row in the family table).
-LEVELS = {name: (f.bench_level_format.format(f.bench_level), dict(f.bench_kwargs)) for name, f in FAMILIES.items()}
+LEVELS = {name: (f.tools.bench_name(), dict(f.tools.bench_kwargs)) for name, f in FAMILIES.items()}
 VARIANTS = ("off", "on", "read")
 
 

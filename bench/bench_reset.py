@@ -28,10 +28,10 @@ from gridsim.tools.benchmark import machine_info  # noqa: E402
 def time_resets(family: str, num_envs: int, threads: int, repeats: int) -> dict:
     """Best seconds of reset(seed=...) and of reset() for one batch."""
     fam = FAMILIES[family]
-    kwargs = dict(fam.bench_kwargs)
+    kwargs = dict(fam.tools.bench_kwargs)
     if threads != 1:
         kwargs["num_threads"] = threads
-    envs = gridsim.make(fam.bench_level_format.format(fam.bench_level), num_envs, **kwargs)
+    envs = gridsim.make(fam.tools.bench_name(), num_envs, **kwargs)
     seeded, continued = [], []
     for r in range(repeats):
         t0 = time.perf_counter()

@@ -28,7 +28,7 @@ from gridsim.tools.benchmark import machine_info  # noqa: E402
 def time_state(family: str, num_envs: int, repeats: int) -> dict:
     """Best seconds of load_state_dict of the whole batch and of set_state of one env."""
     fam = FAMILIES[family]
-    envs = gridsim.make(fam.bench_level_format.format(fam.bench_level), num_envs, **fam.bench_kwargs)
+    envs = gridsim.make(fam.tools.bench_name(), num_envs, **fam.tools.bench_kwargs)
     envs.reset(seed=0)
     envs.step(envs.action_space.sample())
     state = envs.state_dict()

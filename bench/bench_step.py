@@ -107,7 +107,7 @@ class BenchConfig:
 def env_kwargs(cfg: BenchConfig) -> dict[str, Any]:
     """The family's benchmark batch settings, with this run's observation and action types."""
     fam = FAMILIES[cfg.family]
-    kwargs = dict(fam.bench_kwargs)
+    kwargs = dict(fam.tools.bench_kwargs)
     settings = fam.vector_env.SETTINGS
     if "obs_type" in settings:
         kwargs["obs_type"] = cfg.obs_type
@@ -118,7 +118,7 @@ def env_kwargs(cfg: BenchConfig) -> dict[str, Any]:
 
 def make_envs(cfg: BenchConfig, num_envs: int | None = None) -> gridsim.GridVectorEnv:
     """The batch under test: ``gridsim.make`` of the level with the family's bench settings, reset."""
-    name = FAMILIES[cfg.family].bench_level_format.format(cfg.level)
+    name = FAMILIES[cfg.family].tools.bench_name(cfg.level)
     envs = gridsim.make(name, num_envs or cfg.num_envs, copy=cfg.copy, num_threads=cfg.num_threads,
                         **env_kwargs(cfg))
     envs.reset(seed=cfg.seed)
@@ -182,7 +182,7 @@ def record(cfg: BenchConfig, info: dict[str, Any], mode: str, num_envs: int, ste
         "level": cfg.level,
         "obs_type": cfg.obs_type,
         "actions": cfg.actions,
-        "agent_steps_per_s": rate * FAMILIES[cfg.family].agents_per_env,
+        "agent_steps_per_s": rate * FAMILIES[cfg.family].tools.agents_per_env,
         "mode": mode,
         "num_envs": num_envs,
         "steps": steps,
@@ -386,7 +386,7 @@ def parse_args(argv: list[str] | None = None) -> BenchConfig:
     ns = parser.parse_args(argv)
     fam = FAMILIES[ns.family]
     settings = fam.vector_env.SETTINGS
-    ns.level = ns.level or fam.bench_level
+    ns.level = ns.level or fam.tools.bench_level
     for key in ("obs_type", "actions"):
         if key in settings:
             choices = settings[key].type

@@ -70,7 +70,7 @@ def plan(quick: bool = False, sizes=SIZES, obs_types=None, level: str | None = N
     """The batch configurations to time, and the reference configuration."""
     fam = FAMILIES[family]
     obs_types = obs_types or fam["obs"]
-    level = level or bench_step.FAMILIES[family].bench_level
+    level = level or bench_step.FAMILIES[family].tools.bench_level
     if quick:
         sizes, image_sizes = (64, 256), (64,)
     else:

@@ -53,9 +53,9 @@ def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, see
     info = machine_info()
     for name in families:
         fam = FAMILIES[name]
-        level = fam.bench_level_format.format(fam.bench_level)
+        level = fam.tools.bench_name()
         for n in sizes:
-            envs = gridsim.make(level, n, **fam.bench_kwargs)
+            envs = gridsim.make(level, n, **fam.tools.bench_kwargs)
             envs.reset(seed=seed)
             steps = max(10, env_steps // n)
             actions = make_actions(envs.single_action_space, steps, envs.num_envs, seed)

@@ -43,7 +43,7 @@ def _bench(args) -> int:
     print(header)
     print("-" * len(header))
     fam = family_row(level.family)
-    obs_types = args.obs or list(fam.bench_obs_types)
+    obs_types = args.obs or list(fam.tools.bench_obs_types)
     modes = 1 if len(threads) == 1 else 2  # measure_threads runs once per mode
     bar = _progress_bar(args.progress, len(obs_types) * modes * args.repeats)
     try:
@@ -86,7 +86,7 @@ def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
     for obs_type in obs_types:
         # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
         envs = gridsim.make(args.level, args.num_envs, level_directory=args.level_directory,
-                            num_threads=threads[0], **fam.bench_kwargs,
+                            num_threads=threads[0], **fam.tools.bench_kwargs,
                             **({"obs_type": obs_type} if obs_type else {}))
         assert isinstance(envs, LevelApi)  # every family's env has the level API
         obs_type = envs.read_property("settings.obs_type")

@@ -4,7 +4,8 @@ A family is a folder (``gridsim/<name>/``) holding its rules and data, its level
 compiler, its state fields, its env classes, its kernel include (``_kernel.pxi``)
 and its renderers. Everything outside the folder that needs to know about a family
 (the registry, the CLI, :func:`gridsim.make`, the level API, the benchmarks) reads
-its row instead of naming it.
+its row instead of naming it. What the tools alone read (``gridsim bench``, ``bench/``,
+``gridsim play``) sits apart from the plug-in, in the row's :class:`FamilyTools`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from gridsim.engine.single import SingleEnvView
     from gridsim.engine.vector import GridVectorEnv
 
-__all__ = ["Family", "Register"]
+__all__ = ["Family", "FamilyTools", "Register"]
 
 
 class Register(Protocol):
@@ -40,6 +41,33 @@ def _no_defaults(meta: Mapping[str, str]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class FamilyTools:
+    """What the tools read of a family: the benchmarks' batch and the keys of ``gridsim play``.
+
+    Attributes:
+        bench_level: the level ``bench/bench_step.py`` times by default (its ``--level``).
+        bench_level_format: turns a ``--level`` into a :func:`gridsim.make` name (roboman: a task).
+        bench_kwargs: keyword arguments of a benchmark batch (``gridsim bench``, ``bench/``).
+        bench_obs_types: the observation types ``gridsim bench`` times by default (None: the level's).
+        agents_per_env: agents acting in one row of the batch, for agent-steps per second.
+        play_keys: key name -> action of ``gridsim play`` (None: no manual play).
+        play_help: the keys' one-line help.
+    """
+
+    bench_level: str = ""
+    bench_level_format: str = "{}"
+    bench_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    bench_obs_types: tuple[str | None, ...] = (None,)
+    agents_per_env: int = 1
+    play_keys: Mapping[str, int] | None = None
+    play_help: str = ""
+
+    def bench_name(self, level: str | None = None) -> str:
+        """The :func:`gridsim.make` name of a benchmark ``--level`` (None: :attr:`bench_level`)."""
+        return self.bench_level_format.format(self.bench_level if level is None else level)
+
+
+@dataclass(frozen=True)
 class Family:
     """One family's row in the family table.
 
@@ -52,13 +80,7 @@ class Family:
         level_defaults: the env defaults a text level's ``[meta]`` table sets (``max_steps`` etc.).
         level_grammar: the ``[meta]`` keys and ``[legend]`` properties of the family's text levels
             (None: it reads none of its own; such levels are read with the default family's).
-        bench_level: the level ``bench/bench_step.py`` times by default (its ``--level``).
-        bench_level_format: turns a ``--level`` into a :func:`gridsim.make` name (roboman: a task).
-        bench_kwargs: keyword arguments of a benchmark batch (``gridsim bench``, ``bench/``).
-        bench_obs_types: the observation types ``gridsim bench`` times by default (None: the level's).
-        agents_per_env: agents acting in one row of the batch, for agent-steps per second.
-        play_keys: key name -> action of ``gridsim play`` (None: no manual play).
-        play_help: the keys' one-line help.
+        tools: what ``gridsim bench``, ``bench/`` and ``gridsim play`` read (:class:`FamilyTools`).
     """
 
     name: str
@@ -68,10 +90,4 @@ class Family:
     takes_map: bool = True
     level_defaults: Callable[[Mapping[str, str]], dict[str, Any]] = _no_defaults
     level_grammar: LevelGrammar | None = None
-    bench_level: str = ""
-    bench_level_format: str = "{}"
-    bench_kwargs: Mapping[str, Any] = field(default_factory=dict)
-    bench_obs_types: tuple[str | None, ...] = (None,)
-    agents_per_env: int = 1
-    play_keys: Mapping[str, int] | None = None
-    play_help: str = ""
+    tools: FamilyTools = field(default_factory=FamilyTools)

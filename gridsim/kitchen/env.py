@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.engine.family import Family, Register
+from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
@@ -369,7 +369,9 @@ FAMILY = Family(
     vector_env=KitchenVectorEnv,
     single_env=KitchenEnv,
     register_ids=register_ids,
-    bench_level="kitchen/open-divider_salad",
-    bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view
-    agents_per_env=2,
+    tools=FamilyTools(
+        bench_level="kitchen/open-divider_salad",
+        bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view
+        agents_per_env=2,
+    ),
 )

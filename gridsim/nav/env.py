@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.engine.family import Family, Register
+from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
@@ -504,9 +504,11 @@ FAMILY = Family(
     register_ids=register_ids,
     level_defaults=level_defaults,
     level_grammar=LEVEL_GRAMMAR,
-    bench_level="nav/room5_medium",
-    bench_kwargs={"max_episode_steps": DEFAULT_MAX_STEPS},
-    bench_obs_types=("coords", "view", "image"),
-    play_keys={"up": 0, "right": 1, "down": 2, "left": 3},
-    play_help="arrows move",
+    tools=FamilyTools(
+        bench_level="nav/room5_medium",
+        bench_kwargs={"max_episode_steps": DEFAULT_MAX_STEPS},
+        bench_obs_types=("coords", "view", "image"),
+        play_keys={"up": 0, "right": 1, "down": 2, "left": 3},
+        play_help="arrows move",
+    ),
 )

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.engine.family import Family, Register
+from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
@@ -372,8 +372,10 @@ FAMILY = Family(
     single_env=RobomanEnv,
     register_ids=register_ids,
     takes_map=False,
-    bench_level="StackRedOnGreen",
-    bench_level_format="roboman:{}",
-    play_keys={"up": 1, "down": 2, "left": 3, "right": 4, "l": 5, "p": 6, "n": 0},
-    play_help="arrows move, L lift, P put, N wait",
+    tools=FamilyTools(
+        bench_level="StackRedOnGreen",
+        bench_level_format="roboman:{}",
+        play_keys={"up": 1, "down": 2, "left": 3, "right": 4, "l": 5, "p": 6, "n": 0},
+        play_help="arrows move, L lift, P put, N wait",
+    ),
 )

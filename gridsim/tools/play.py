@@ -37,16 +37,17 @@ class PlaySession:
     def __init__(self, env_id: str, seed: int | None = None, render_mode: str = "ansi"):
         self.env = gym.make(env_id, render_mode=render_mode)
         family = family_of(self.env)
-        if family.play_keys is None:
+        keys = family.tools.play_keys
+        if keys is None:
             raise SystemExit(f"{env_id}: the {family.name} family has no manual play")
-        self.keymap = family.play_keys
+        self.keymap = keys
         if not isinstance(self.env.action_space, gym.spaces.Discrete) or \
                 self.env.action_space.n != len(set(self.keymap.values())):
             raise SystemExit(f"{env_id}: manual play supports the {len(set(self.keymap.values()))}-action type only")
         self.env.reset(seed=seed)
         self.steps = 0
         self.episode_return = 0.0
-        self.message = family.play_help + ", R reset, Esc quit"
+        self.message = family.tools.play_help + ", R reset, Esc quit"
 
     def handle_key(self, key: str) -> bool:
         """Apply one key press; returns False when the session should end."""
