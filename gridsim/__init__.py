@@ -8,10 +8,11 @@ Importing gridsim registers its ids with Gymnasium::
     envs = gym.make_vec("gridsim/PixelWorld-room1_small-v0", num_envs=4096)
 """
 
+from typing import TYPE_CHECKING, Any
+
 import gridsim._core as _core
 from gridsim.engine.events import EventSpec
 from gridsim.engine.vector import GridVectorEnv
-from gridsim.envs import KitchenEnv, KitchenVectorEnv, NavEnv, NavVectorEnv, RobomanEnv, RobomanVectorEnv
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
@@ -26,7 +27,7 @@ from gridsim.errors import (
     NameNotFoundError,
     PolicyError,
 )
-from gridsim.kitchen import LevelParseError
+from gridsim.families import FAMILIES
 from gridsim.lab2d import (
     ActionSpec,
     EnvironmentStatus,
@@ -39,7 +40,6 @@ from gridsim.lab2d import (
 )
 from gridsim.levels.lookup import find_level, read_level
 from gridsim.make import Level, make
-from gridsim.nav import TaskSampler
 from gridsim.registry import register_all, register_level, registered_ids
 from gridsim.tools.evaluate import evaluate
 from gridsim.tools.policies import RandomPolicy
@@ -61,26 +61,18 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidStateError",
     "KernelError",
-    "KitchenEnv",
-    "KitchenVectorEnv",
     "Level",
     "LevelError",
     "LevelNotFoundError",
     "NameNotFoundError",
-    "LevelParseError",
-    "NavEnv",
     "ObsSpec",
     "PropertyAttribute",
     "PropertyResult",
-    "NavVectorEnv",
     "PolicyError",
     "RandomPolicy",
-    "RobomanEnv",
-    "RobomanVectorEnv",
     "Setting",
     "SettingsError",
     "SweepResult",
-    "TaskSampler",
     "evaluate",
     "find_level",
     "flatten_args",
@@ -92,6 +84,23 @@ __all__ = [
     "threads_available",
 ]
 
+
+def _add_family_names() -> None:
+    """Each family's env classes and ``exports`` (``gridsim.NavVectorEnv``, ``gridsim.TaskSampler``)."""
+    namespace = globals()
+    for fam in FAMILIES.values():
+        for name, obj in fam.public_names.items():
+            if name in namespace:
+                raise ImportError(f"the {fam.name} family's {name!r} would hide gridsim.{name}")
+            namespace[name] = obj
+            __all__.append(name)
+
+
+_add_family_names()
+
+if TYPE_CHECKING:
+    # The family names are added from the family table above, which a type checker does not run.
+    def __getattr__(name: str) -> Any: ...
 
 
 def threads_available() -> bool:

@@ -9,11 +9,16 @@ import gymnasium as gym
 from gridsim.engine.family import Family
 from gridsim.families import FAMILIES
 
-__all__ = ["ALIASES", "register_all", "register_level", "registered_ids"]
+__all__ = ["ALIASES", "entry_point", "register_all", "register_level", "registered_ids"]
 
 LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.make:LevelEnv", "gridsim.make:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
 ALIASES: dict[str, str] = {}
+
+
+def entry_point(cls: type) -> str:
+    """A class's Gymnasium entry point, ``"module:name"``: where the class is defined (``gridsim.nav.env:NavEnv``)."""
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def register_all():
@@ -24,10 +29,8 @@ def register_all():
             if alias_of is not None:
                 ALIASES[env_id] = alias_of
             if env_id not in gym.registry:
-                # The documented import path of the classes (gridsim.envs), as the ids have always named them.
                 gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs,
-                             entry_point=f"gridsim.envs:{fam.single_env.__name__}",
-                             vector_entry_point=f"gridsim.envs:{fam.vector_env.__name__}")
+                             entry_point=entry_point(fam.single_env), vector_entry_point=entry_point(fam.vector_env))
 
         fam.register_ids(register)
     # Any level by name: gym.make_vec("gridsim/Level-v0", num_envs=N, level="examples/maze:21").

@@ -10,6 +10,7 @@ its row instead of naming it. What the tools alone read (``gridsim bench``, ``be
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -80,6 +81,8 @@ class Family:
         level_defaults: the env defaults a text level's ``[meta]`` table sets (``max_steps`` etc.).
         level_grammar: the ``[meta]`` keys and ``[legend]`` properties of the family's text levels
             (None: it reads none of its own; such levels are read with the default family's).
+        exports: names of the family package's public objects (``gridsim.<name>.<export>``) that the
+            top-level ``gridsim`` namespace holds too, besides the two env classes (``"TaskSampler"``).
         tools: what ``gridsim bench``, ``bench/`` and ``gridsim play`` read (:class:`FamilyTools`).
     """
 
@@ -90,4 +93,16 @@ class Family:
     takes_map: bool = True
     level_defaults: Callable[[Mapping[str, str]], dict[str, Any]] = _no_defaults
     level_grammar: LevelGrammar | None = None
+    exports: tuple[str, ...] = ()
     tools: FamilyTools = field(default_factory=FamilyTools)
+
+    @property
+    def env_classes(self) -> dict[str, type]:
+        """The vector env class and its single-env view by name (``gridsim.envs`` holds them)."""
+        return {cls.__name__: cls for cls in (self.vector_env, self.single_env)}
+
+    @property
+    def public_names(self) -> dict[str, Any]:
+        """Name -> object of everything the family adds to the top-level ``gridsim`` namespace."""
+        package = importlib.import_module(f"gridsim.{self.name}")
+        return {**self.env_classes, **{name: getattr(package, name) for name in self.exports}}

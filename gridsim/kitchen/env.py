@@ -369,6 +369,7 @@ FAMILY = Family(
     vector_env=KitchenVectorEnv,
     single_env=KitchenEnv,
     register_ids=register_ids,
+    exports=("LevelParseError",),
     tools=FamilyTools(
         bench_level="kitchen/open-divider_salad",
         bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view

@@ -504,6 +504,7 @@ FAMILY = Family(
     register_ids=register_ids,
     level_defaults=level_defaults,
     level_grammar=LEVEL_GRAMMAR,
+    exports=("TaskSampler",),
     tools=FamilyTools(
         bench_level="nav/room5_medium",
         bench_kwargs={"max_episode_steps": DEFAULT_MAX_STEPS},

@@ -1,11 +1,14 @@
 """The family table: every row is complete, and each family's parameters are declared once."""
 
+import importlib
 import inspect
 
 import gymnasium as gym
 import pytest
+from gymnasium.envs.registration import load_env_creator
 
 import gridsim
+import gridsim.envs
 from gridsim.cli import main
 from gridsim.engine.single import SingleEnvView
 from gridsim.families import FAMILIES, family_of, family_row
@@ -23,12 +26,35 @@ def test_row_names_its_folder_and_env_classes(fam):
 
 @pytest.mark.parametrize("fam", ROWS, ids=lambda f: f.name)
 def test_registered_ids_build_the_family_env(fam):
+    # The entry points name the module that defines the class.
     ids = [i for i in gridsim.registered_ids()
-           if gym.spec(i).vector_entry_point == f"gridsim.envs:{fam.vector_env.__name__}"]
+           if gym.spec(i).vector_entry_point == f"gridsim.{fam.name}.env:{fam.vector_env.__name__}"]
     assert ids, f"the {fam.name} family registers no id"
+    assert all(gym.spec(i).entry_point == f"gridsim.{fam.name}.env:{fam.single_env.__name__}" for i in ids)
     envs = gym.make_vec(ids[0], num_envs=2, vectorization_mode="vector_entry_point")
     assert family_of(envs) is fam
     envs.close()
+
+
+@pytest.mark.parametrize("fam", ROWS, ids=lambda f: f.name)
+def test_env_classes_and_exports_keep_their_documented_paths(fam):
+    for cls in (fam.vector_env, fam.single_env):
+        assert getattr(gridsim.envs, cls.__name__) is cls and getattr(gridsim, cls.__name__) is cls
+        assert cls.__name__ in gridsim.envs.__all__ and cls.__name__ in gridsim.__all__
+        # The old entry points (gridsim.envs:<class>) still load the class.
+        assert load_env_creator(f"gridsim.envs:{cls.__name__}") is cls
+    package = importlib.import_module(f"gridsim.{fam.name}")
+    for name in fam.exports:
+        assert getattr(gridsim, name) is getattr(package, name) and name in gridsim.__all__
+
+
+def test_top_level_names_of_the_families():
+    names = {n for fam in ROWS for n in fam.public_names}
+    assert {"NavVectorEnv", "NavEnv", "RobomanVectorEnv", "RobomanEnv", "KitchenVectorEnv", "KitchenEnv",
+            "TaskSampler", "LevelParseError"} <= names
+    assert gridsim.TaskSampler is gridsim.nav.TaskSampler
+    assert gridsim.LevelParseError is gridsim.kitchen.LevelParseError
+    assert len(gridsim.__all__) == len(set(gridsim.__all__))
 
 
 @pytest.mark.parametrize("fam", ROWS, ids=lambda f: f.name)

@@ -72,8 +72,8 @@ def test_original_pixelworld_ids_make_the_same_envs():
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_registered_spec_has_both_entry_points_and_limit(env_id):
     spec = gym.spec(env_id)
-    assert spec.entry_point == "gridsim.envs:NavEnv"
-    assert spec.vector_entry_point == "gridsim.envs:NavVectorEnv"
+    assert spec.entry_point == "gridsim.nav.env:NavEnv"
+    assert spec.vector_entry_point == "gridsim.nav.env:NavVectorEnv"
     if env_id in PIXELWORLD_IDS:
         assert spec.max_episode_steps == 100
         alphabet = "navigation" if env_id == "gridsim/PixelWorld-room1_small-v0" else "noisy"

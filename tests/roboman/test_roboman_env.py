@@ -61,8 +61,8 @@ def test_exactly_the_36_ids_are_registered():
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_spec_has_both_entry_points_and_no_limit(env_id):
     spec = gym.spec(env_id)
-    assert spec.entry_point == "gridsim.envs:RobomanEnv"
-    assert spec.vector_entry_point == "gridsim.envs:RobomanVectorEnv"
+    assert spec.entry_point == "gridsim.roboman.env:RobomanEnv"
+    assert spec.vector_entry_point == "gridsim.roboman.env:RobomanVectorEnv"
     assert spec.max_episode_steps is None
     env = spec.make()
     name = env_id.split("-")[1]
