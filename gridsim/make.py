@@ -283,11 +283,13 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
 
 def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
          level_directory: str | Path | None = None, family: str | None = None, **kwargs: Any) -> GridVectorEnv:
-    """A batched env of any level.
+    """A batched env of any level; ``gridsim.make_vec`` is the same function.
 
     ``level`` is a name (``"examples/maze:21"``, ``"roboman:StackRedOnGreen"``,
     ``"kitchen/open-divider_salad"``), a path, an inline map (``"=" + text`` with
-    ``family=``) or a :class:`Level`.
+    ``family=``) or a :class:`Level`. The family comes from the name or the level's
+    ``family`` setting; the settings a level file writes (``max_episode_steps``, ``obs_type``,
+    ``actions``, ``alphabet``, ``view_size``) are defaults that ``settings`` and ``kwargs`` override.
 
     ``settings`` is Lab2D's string table (nested values are flattened); ``kwargs`` are the
     family's keyword arguments. The reserved Lab2D settings ``levelName``, ``levelDirectory``
@@ -298,6 +300,8 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         >>> envs = gridsim.make("examples/maze:11", num_envs=8)
         >>> envs.read_property("level.argument")
         '11'
+        >>> gridsim.make_vec("nav/four_rooms", num_envs=8).max_episode_steps
+        200
     """
     flat = flatten_args(settings) if settings is not None else {}
     allow_code = _allow_code(flat, kwargs)

@@ -86,3 +86,8 @@ def test_list_settings_prints_every_familys_table(capsys):
         assert f"## {fam.name} ({fam.vector_env.__name__})" in out
         for key in fam.vector_env.SETTINGS:
             assert f"``{key}``" in out
+
+
+def test_make_vec_is_make():
+    assert gridsim.make_vec is gridsim.make
+    assert {"make", "make_vec"} <= set(gridsim.__all__)
