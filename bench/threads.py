@@ -33,7 +33,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads stay 
 import gridsim  # noqa: E402
 from gridsim.engine.vector import parse_num_threads  # noqa: E402
 from gridsim.families import FAMILIES  # noqa: E402
-from gridsim.tools.benchmark import machine_info, make_actions, measure_threads  # noqa: E402
+from gridsim.tools.benchmark import machine_info, make_actions, measure_threads, obs_type_of  # noqa: E402
 
 SIZES = (64, 1024, 16384, 65536, 262144)
 BENCH_DIR = Path(__file__).resolve().parent
@@ -59,7 +59,7 @@ def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, see
             envs.reset(seed=seed)
             steps = max(10, env_steps // n)
             actions = make_actions(envs.single_action_space, steps, envs.num_envs, seed)
-            obs_type = envs.read_property("settings.obs_type")
+            obs_type = obs_type_of(envs)
             ms = measure_threads(envs, actions, threads, mode=mode, repeats=repeats, level=level,
                                  obs_type=obs_type)
             envs.close()

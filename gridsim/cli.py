@@ -72,7 +72,7 @@ def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
     """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None)."""
     import gridsim
     from gridsim.lab2d.surface import LevelApi
-    from gridsim.tools.benchmark import make_actions, measure, measure_threads
+    from gridsim.tools.benchmark import make_actions, measure, measure_threads, obs_type_of
 
     tick = bar.update if bar is not None else None
 
@@ -89,7 +89,7 @@ def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
                             num_threads=threads[0], **fam.tools.bench_kwargs,
                             **({"obs_type": obs_type} if obs_type else {}))
         assert isinstance(envs, LevelApi)  # every family's env has the level API
-        obs_type = envs.read_property("settings.obs_type")
+        obs_type = obs_type_of(envs)  # as given, or the family's one observation
         envs.reset(seed=args.seed)
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)
         if len(threads) == 1:

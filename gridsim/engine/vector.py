@@ -22,7 +22,7 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.engine.rng import derive_keys, entropy_seed
-from gridsim.engine.settings import as_flag, settings_table
+from gridsim.engine.settings import as_flag, check_max_steps, settings_table
 from gridsim.engine.state import StateView
 from gridsim.errors import (
     ArgumentTypeError,
@@ -147,7 +147,12 @@ class GridVectorEnv(VectorEnv):
     Subclasses pass the common keyword arguments (the ``COMMON_SETTINGS`` of
     ``gridsim.engine.settings``) on to this constructor, set ``self.state`` (the family's
     state, e.g. ``gridsim.nav.state.NavState``), ``self.kernel`` (its ``gridsim._core``
-    kernel) and the single spaces, then call :meth:`_finish_init`.
+    kernel) and the single spaces, then call :meth:`_finish_init`. The constructor checks
+    ``max_episode_steps`` (None: no limit) into ``self.max_episode_steps``, the limit the
+    family's state starts with; a family with a limit of its own (gridroboman's 50) takes the
+    keyword itself. The episode's step counter is the state's ``STEP_FIELD``, and
+    :attr:`obs_type` names the observation for the tools (a family with an ``obs_type``
+    setting sets it).
 
     Returned arrays are fresh on every call unless ``copy=False``, in which case they
     are the internal buffers: valid until the next call, and rewritten by it.
@@ -169,6 +174,8 @@ class GridVectorEnv(VectorEnv):
 
     # A family's settings: name -> gridsim.engine.settings.Setting (its docstring's table follows from it).
     SETTINGS: dict = {}
+    # The observation's name, for tables and records (``gridsim bench``); a family with several sets it.
+    obs_type: str = "default"
 
     # Set by __init__; state and kernel by the family's subclass (its BatchState and its
     # gridsim._core kernel, both replaced by a _Closed that refuses every access on close()).
@@ -177,6 +184,7 @@ class GridVectorEnv(VectorEnv):
     autoreset_mode: AutoresetMode
     copy: bool
     mixer_seed: int
+    max_episode_steps: int | None
     episode_stats: bool
     obs_dtype: np.dtype | None
     record_events: bool
@@ -219,6 +227,7 @@ class GridVectorEnv(VectorEnv):
         max_events_per_step: int = 16,
         info_events: bool = False,
         allow_code: bool = True,
+        max_episode_steps: int | None = None,
         render_fps: int = 10,
         render_modes: tuple[str, ...] = ("rgb_array", "ansi", "human"),
         _continue_past_end: bool = False,
@@ -244,6 +253,8 @@ class GridVectorEnv(VectorEnv):
         self.info_events = as_flag(info_events, "info_events")
         # Checked where levels are loaded (gridsim.make); a family's own level argument is a text map.
         self.allow_code = as_flag(allow_code, "allow_code")
+        # The common max_steps setting; the family gives it to its state as the first episodes' limit.
+        self.max_episode_steps = check_max_steps(max_episode_steps)
         # The kernel's autoreset code; CONTINUE steps on past an episode's end (the single-env views).
         self.kernel_autoreset = _core.AUTORESET_CONTINUE if _continue_past_end else AUTORESET_CODES[self.autoreset_mode]
         self.metadata = {

@@ -92,9 +92,6 @@ class KitchenApi(LevelApi):
             return [ActionSpec("MOVE", 0, 4)]
         return [ActionSpec(f"{a + 1}.MOVE", 0, 4) for a in range(self.num_agents)]
 
-    def _episode_steps(self) -> np.ndarray:
-        return self.state.t
-
     def _family_properties(self, t: PropertyTable):
         tables = self.level.tables
 

@@ -17,7 +17,6 @@ from gridsim.engine.settings import (
     accepts_settings,
     as_flag,
     check_choice,
-    check_max_steps,
 )
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
@@ -124,7 +123,6 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         agent_rows: bool = False,
         obs_type: str = "grid",
         channels_first: bool = False,
-        max_episode_steps: int | None = None,
         rules=DEFAULT_RULES,
         tile_px: int = 32,
         level_directory: str | None = None,
@@ -139,17 +137,15 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         if agent_rows and self.num_envs % num_agents:
             raise InvalidArgumentError(f"with agent_rows, num_envs ({self.num_envs}) counts rows: a multiple of "
                              f"num_agents ({num_agents})")
-        max_episode_steps = check_max_steps(max_episode_steps)
         self.num_agents = int(num_agents)
         self.agent_rows = bool(agent_rows)
         self.num_kitchens = self.num_envs // num_agents if agent_rows else self.num_envs
-        self.max_episode_steps = max_episode_steps
         if isinstance(tile_px, bool) or not isinstance(tile_px, numbers.Integral) or not 1 <= tile_px <= 256:
             raise InvalidArgumentError(f"tile_px must be an integer in 1..256, got {tile_px!r:.80}")
         self.tile_px: int = int(tile_px)
         self.state = KitchenState(
             self.level, self.num_kitchens, num_agents, agent_rows=agent_rows, channels_first=channels_first,
-            autoreset_mode=self.kernel_autoreset, max_steps=max_episode_steps or 0, events=self.record_events,
+            autoreset_mode=self.kernel_autoreset, max_steps=self.max_episode_steps or 0, events=self.record_events,
             max_events=self.max_events_per_step,
         )
         shape = self.state.obs.shape[1:]

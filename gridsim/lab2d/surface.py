@@ -356,8 +356,11 @@ class LevelApi:
         return "<unknown>" if src is None else src.location
 
     def _episode_steps(self) -> np.ndarray:
-        """Family hook: (units,) steps taken in each world's episode."""
-        raise NotImplementedError
+        """(units,) steps taken in each world's episode: the state's ``STEP_FIELD`` (a family may override)."""
+        name = self.state.STEP_FIELD
+        if not name:
+            raise NotImplementedError(f"{type(self.state).__name__} names no STEP_FIELD (its episode's step counter)")
+        return getattr(self.state, name)
 
     def _row(self, key: str, prop: Property, index) -> int | None:
         if not prop.per_env:

@@ -92,9 +92,6 @@ class NavApi(LevelApi):
             return []
         return [ActionSpec("MOVE.ROW", -1.0, 1.0), ActionSpec("MOVE.COL", -1.0, 1.0)]
 
-    def _episode_steps(self) -> np.ndarray:
-        return self.state.step_count
-
     def _family_properties(self, t: PropertyTable):
         st = self.state
 

@@ -17,7 +17,6 @@ from gridsim.engine.settings import (
     accepts_settings,
     as_flag,
     check_choice,
-    check_max_steps,
 )
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
@@ -206,7 +205,6 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         randomize_goals: bool = False,
         default_symbol: str | None = None,
         unknown_symbols: str | None = None,
-        max_episode_steps: int | None = None,
         nan_action: str = "error",
         level_directory: str | None = None,
         obs_dtype=None,
@@ -216,7 +214,6 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
         check_choice(nan_action, "nan_action", ("error", "zero"))
         channels_first = as_flag(channels_first, "channels_first")
-        max_episode_steps = check_max_steps(max_episode_steps)
         for name, value in (("default_symbol", default_symbol), ("unknown_symbols", unknown_symbols)):
             if value is not None and not isinstance(value, str):
                 raise ArgumentTypeError(f"{name} must be a str or None, got {value!r}")
@@ -227,7 +224,6 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         self.actions = ACTION_TYPES[_choice("actions", actions, ACTION_TYPES)]
         obs_type = _choice("obs_type", obs_type, OBS_TYPES)
         self.obs_type = "coords" if obs_type == "xy" else obs_type
-        self.max_episode_steps = max_episode_steps
         self.randomize_goals = randomize_goals = as_flag(randomize_goals, "randomize_goals")
         self.single_observation_space, self.single_action_space = nav_spaces(
             self.level, self.obs_type, self.actions, view_size=view_size,

@@ -87,9 +87,6 @@ class RobomanApi(LevelApi):
         """``ACTION`` 0..6."""
         return [ActionSpec("ACTION", 0, 6)]
 
-    def _episode_steps(self) -> np.ndarray:
-        return self.state.timer
-
     def _setting_exclude_solved_starts(self):
         return bool(self.kernel.exclude_solved)
 

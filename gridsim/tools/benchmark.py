@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["Measurement", "machine_info", "make_actions", "measure", "measure_threads", "raw_step_fn"]
+__all__ = ["Measurement", "machine_info", "make_actions", "measure", "measure_threads", "obs_type_of", "raw_step_fn"]
 
 
 @dataclass
@@ -52,6 +52,16 @@ class Measurement:
         out = asdict(self)
         out.update(env_steps_per_s=self.env_steps_per_s, ns_per_env_step=self.ns_per_env_step)
         return out
+
+
+def obs_type_of(envs) -> str:
+    """The observation type of a batch, for the tables.
+
+    Its ``obs_type`` setting as given (``settings.obs_type``), else the env's
+    :attr:`~gridsim.GridVectorEnv.obs_type` (``"default"`` for a family with one observation).
+    """
+    _, value = envs.try_read_property("settings.obs_type")
+    return value if value is not None else str(getattr(envs, "obs_type", "default"))
 
 
 def make_actions(action_space, steps: int, num_envs: int, seed: int = 0) -> np.ndarray:

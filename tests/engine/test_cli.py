@@ -96,6 +96,24 @@ def test_bench_level_directory(tmp_path, capsys):
     assert "level nav/mine" in rows[0] and rows[3].split()[0] == "coords"
 
 
+def test_bench_a_family_without_an_obs_type_setting(monkeypatch, capsys):
+    # A family with one observation declares no obs_type: the table names the env's obs_type.
+    from dataclasses import replace
+
+    from gridsim.families import FAMILIES
+
+    class OneObservation(gridsim.NavVectorEnv):
+        SETTINGS = {k: v for k, v in gridsim.NavVectorEnv.SETTINGS.items() if k != "obs_type"}
+
+    row = FAMILIES["nav"]
+    monkeypatch.setitem(FAMILIES, "nav", replace(row, vector_env=OneObservation,
+                                                 tools=replace(row.tools, bench_obs_types=(None,))))
+    assert main(["bench", "--level", "nav/room1_small", "--steps", "2", "--repeats", "1", "--num-envs", "4"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 5 and rows[3].split()[0] == "coords"
+    assert gridsim.GridVectorEnv.obs_type == "default"
+
+
 def test_level_files_named_on_the_command_line_load_from_where_they_are(tmp_path, capsys, monkeypatch):
     from gridsim.levels.lookup import builtin_root
 
