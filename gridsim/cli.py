@@ -8,6 +8,11 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gridsim.levels.lookup import LevelSource
+    from gridsim.make import Level
 
 
 def level_argument(text: str) -> str | Path:
@@ -30,7 +35,7 @@ def _bench(args) -> int:
     # one line of error, not a traceback after the header.
     try:
         threads = [parse_num_threads(t) for t in args.threads]
-        level, _ = load_level(args.level, args.level_directory)
+        level, source = load_level(args.level, args.level_directory)
     except (LevelNotFoundError, ValueError, TypeError) as e:
         # The first line: a level not found lists the paths it tried on the lines after it.
         print(f"gridsim bench: error: {str(e).splitlines()[0].removesuffix('; tried:')}", file=sys.stderr)
@@ -47,7 +52,7 @@ def _bench(args) -> int:
     modes = 1 if len(threads) == 1 else 2  # measure_threads runs once per mode
     bar = _progress_bar(args.progress, len(obs_types) * modes * args.repeats)
     try:
-        _bench_rows(args, fam, obs_types, threads, info, bar)
+        _bench_rows(args, level, source, obs_types, threads, info, bar)
     finally:
         if bar is not None:
             bar.close()
@@ -68,10 +73,13 @@ def _progress_bar(enabled: bool, total: int):
     return tqdm(total=total, desc="gridsim bench", unit="repeat", file=sys.stderr, delay=2.0, leave=False)
 
 
-def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
-    """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None)."""
-    import gridsim
-    from gridsim.lab2d.surface import LevelApi
+def _bench_rows(args, level: Level, source: LevelSource | None, obs_types, threads, info, bar) -> None:
+    """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None).
+
+    ``level`` and ``source`` are what :func:`gridsim.make.load_level` found: each batch is made
+    from them, as :func:`gridsim.make` would, without looking the level up again.
+    """
+    from gridsim.families import family_row
     from gridsim.tools.benchmark import make_actions, measure, measure_threads, obs_type_of
 
     tick = bar.update if bar is not None else None
@@ -85,10 +93,9 @@ def _bench_rows(args, fam, obs_types, threads, info, bar) -> None:
 
     for obs_type in obs_types:
         # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
-        envs = gridsim.make(args.level, args.num_envs, level_directory=args.level_directory,
-                            num_threads=threads[0], **fam.tools.bench_kwargs,
-                            **({"obs_type": obs_type} if obs_type else {}))
-        assert isinstance(envs, LevelApi)  # every family's env has the level API
+        envs = level.make_env(args.num_envs, settings={}, source=source, num_threads=threads[0],
+                              **family_row(level.family).tools.bench_kwargs,
+                              **({"obs_type": obs_type} if obs_type else {}))
         obs_type = obs_type_of(envs)  # as given, or the family's one observation
         envs.reset(seed=args.seed)
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)

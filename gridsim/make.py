@@ -29,7 +29,7 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, LevelError
 from gridsim.families import FAMILIES, family_row
-from gridsim.levels.lookup import LevelSource, import_level_module, read_level, resolve_level
+from gridsim.levels.lookup import LevelSource, import_level_module, read_source, resolve_level
 from gridsim.levels.textmap import parse_level_text
 
 __all__ = ["Level", "LevelEnv", "load_level", "make"]
@@ -75,6 +75,8 @@ class Level:
         self.description = description
         self.family_kwargs = family_kwargs
         self._init_settings: dict[str, str] = {}
+        # Where a text level's map file was found (load_level): the env reads it without a second lookup.
+        self._map_source: LevelSource | None = None
         clash = set(self.settings) & set(cls.SETTINGS)
         if clash:
             raise LevelError(f"level settings {sorted(clash)} shadow the {family} family's settings", repr(name))
@@ -123,7 +125,8 @@ class Level:
         kwargs = dict(self.family_kwargs)
         if self.map is not None:
             if isinstance(self.map, Path):
-                kwargs["level"] = self.map
+                src = self._map_source
+                kwargs["level"] = src if src is not None and src.path == self.map else self.map
             elif family_row(self.family).takes_map:
                 kwargs["level"] = "=" + self.map
         return kwargs
@@ -217,7 +220,7 @@ def _text_level(src: LevelSource, family: str | None) -> Level:
         with open(src.path, "rb") as f:
             head = f.read(4096)
         if head.lstrip().startswith(b"%gridsim"):
-            meta = dict(read_level(src.path).meta)
+            meta = dict(read_source(src).meta)
     elif text is not None and text.lstrip().startswith("%gridsim"):
         meta = dict(parse_level_text(text).meta)
     fam = family or (first if first in FAMILIES else None) or meta.get("family")
@@ -231,7 +234,10 @@ def _text_level(src: LevelSource, family: str | None) -> Level:
         raise LevelError(f"level {src.name!r} is a text map; it takes no ':{src.argument}' argument", where)
     defaults = family_row(fam).level_defaults(meta)
     level_map: str | Path | None = src.path if src.kind == "text" else text
-    return Level(fam, map=level_map, defaults=defaults, name=src.name)
+    level = Level(fam, map=level_map, defaults=defaults, name=src.name)
+    if src.kind == "text":
+        level._map_source = src
+    return level
 
 
 def load_level(level: str | Path | Level, level_directory: str | Path | None = None,

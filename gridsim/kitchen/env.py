@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -26,7 +27,7 @@ from gridsim.kitchen.level import load_kitchen_level
 from gridsim.kitchen.render import render_ansi, render_rgb
 from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.kitchen.state import KitchenState
-from gridsim.levels.lookup import builtin_level_names
+from gridsim.levels.lookup import LevelSource, builtin_level_names
 
 __all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
 
@@ -81,7 +82,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     ## Arguments
 
     ``num_envs`` (kitchens, or rows: kitchens x agents with ``agent_rows=True``); ``level``
-    (``"kitchen/<stem>"``, a path or ``"=" + text``); ``obs_type="features"`` is a compact
+    (``"kitchen/<stem>"``, a path, ``"=" + text`` or a resolved ``LevelSource``); ``obs_type="features"`` is a compact
     float32 vector (per non-floor cell the components of its item, then per agent ``x, y``
     and its held components); ``rules`` (a ``gridsim.kitchen.Rules`` with extra foods or
     recipes); ``tile_px=32``; ``level_directory``.
@@ -118,7 +119,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         self,
         num_envs: int = 1,
         *,
-        level: str = "kitchen/open-divider_salad",
+        level: str | Path | LevelSource = "kitchen/open-divider_salad",
         num_agents: int = 2,
         agent_rows: bool = False,
         obs_type: str = "grid",

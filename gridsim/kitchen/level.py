@@ -46,7 +46,7 @@ from gridsim.kitchen.rules import (
     check_inventory,
     compile_tables,
 )
-from gridsim.levels.lookup import builtin_level_names, find_level
+from gridsim.levels.lookup import LevelSource, builtin_level_names, find_level
 from gridsim.levels.textmap import decode_level_bytes
 
 __all__ = [
@@ -328,14 +328,15 @@ def _load_text(text: str, rules: Rules) -> KitchenLevel:
     return parse_kitchen_text(text, "<string>", rules)
 
 
-def load_kitchen_level(level: str | Path | KitchenLevel, level_directory: str | Path | None = None,
+def load_kitchen_level(level: str | Path | LevelSource | KitchenLevel, level_directory: str | Path | None = None,
                        rules: Rules = DEFAULT_RULES) -> KitchenLevel:
     """Find and parse a kitchen level (cached).
 
     Args:
         level: ``"kitchen/<stem>"`` (a built-in, or that path under ``level_directory``), a bare
             ``"<stem>"`` or ``"<stem>.txt"`` (searched inside the level directories only), a
-            :class:`~pathlib.Path` (that file), ``"="`` followed by the level text itself, or a
+            :class:`~pathlib.Path` (that file), ``"="`` followed by the level text itself, a text
+            level's :class:`~gridsim.levels.lookup.LevelSource` (that file, already resolved) or a
             :class:`KitchenLevel` (returned as is).
         level_directory: a folder searched before the built-in levels.
         rules: the foods and recipes the level may use.
@@ -350,6 +351,13 @@ def load_kitchen_level(level: str | Path | KitchenLevel, level_directory: str | 
         raise ArgumentTypeError(f"rules must be a gridsim.kitchen.Rules, got {type(rules).__name__}")
     if isinstance(level, str) and level.startswith("="):
         return _load_text(level[1:], rules)
-    path = find_kitchen_level(level, level_directory)
+    if isinstance(level, LevelSource):  # already resolved (gridsim.make): no second lookup
+        if level.kind == "inline":
+            return _load_text(level.text or "", rules)
+        if level.kind != "text" or level.path is None:
+            raise LevelError(f"level {level.name!r} is a Python level module, not a kitchen map", str(level.path))
+        path = level.path
+    else:
+        path = find_kitchen_level(level, level_directory)  # symbolic links resolved
     st = path.stat()
-    return _load_file(str(path.resolve()), st.st_mtime_ns, st.st_size, rules)
+    return _load_file(str(path), st.st_mtime_ns, st.st_size, rules)

@@ -37,6 +37,7 @@ __all__ = [
     "import_level_module",
     "level_names",
     "read_level",
+    "read_source",
     "resolve_level",
 ]
 
@@ -65,6 +66,9 @@ def builtin_level_names(family: str) -> list[str]:
 @dataclass(frozen=True)
 class LevelSource:
     """Where a level name led.
+
+    A text source can be given to a family's env as ``level=``: it reads that file, with no
+    second lookup (:func:`read_source`).
 
     Attributes:
         name: the name without its argument (``"examples/maze"``), or the path as given.
@@ -300,9 +304,27 @@ def read_level(level: str | Path, level_directory: str | Path | None = None, *,
     """
     if isinstance(level, str) and level.startswith("="):
         return parse_level_text(level[1:])
-    path = find_level(level, level_directory, family=family)
+    path = find_level(level, level_directory, family=family)  # symbolic links resolved
     st = path.stat()
-    return _read_file(str(path.resolve()), st.st_mtime_ns, st.st_size)
+    return _read_file(str(path), st.st_mtime_ns, st.st_size)
+
+
+def read_source(src: LevelSource) -> ParsedLevel:
+    """Parse a text level already resolved (:func:`resolve_level`), without looking it up again.
+
+    A family's env takes such a source as its ``level=`` (:func:`gridsim.make` passes the one
+    it resolved), so a level name is resolved once per env. Files are cached as by
+    :func:`read_level`.
+
+    Raises:
+        LevelError: ``src`` is a Python level module, not a text map.
+    """
+    if src.kind == "inline":
+        return parse_level_text(src.text or "")
+    if src.kind != "text" or src.path is None:
+        raise LevelError(f"level {src.name!r} is a Python level module, not a text map", str(src.path))
+    st = src.path.stat()
+    return _read_file(str(src.path), st.st_mtime_ns, st.st_size)
 
 
 _modules: dict[str, ModuleType] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -21,7 +22,7 @@ from gridsim.engine.settings import (
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
-from gridsim.levels.lookup import builtin_level_names, read_level
+from gridsim.levels.lookup import LevelSource, builtin_level_names, read_level, read_source
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
@@ -151,9 +152,10 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     ## Arguments
 
-    ``num_envs``; ``level`` (a level name such as ``"nav/room1_small"``, a path, or
-    ``"=<map text>"``) or ``world_map`` (map text, or a sequence of ``num_envs`` texts of one
-    size); ``alphabet`` may also be a dict or an ``Alphabet``; ``level_directory``.
+    ``num_envs``; ``level`` (a level name such as ``"nav/room1_small"``, a path, ``"=<map text>"``
+    or a text level's ``LevelSource`` from ``gridsim.levels.lookup.resolve_level``) or ``world_map``
+    (map text, or a sequence of ``num_envs`` texts of one size); ``alphabet`` may also be a dict
+    or an ``Alphabet``; ``level_directory``.
 
     {settings}
 
@@ -194,7 +196,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         self,
         num_envs: int = 1,
         *,
-        level: str | None = None,
+        level: str | Path | LevelSource | None = None,
         world_map: str | Sequence[str] | None = None,
         alphabet=None,
         actions: str = "1d_discrete",
@@ -247,6 +249,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         opts = dict(alphabet=alphabet, default_symbol=default_symbol, unknown_symbols=unknown_symbols)
         if (level is None) == (world_map is None):
             raise InvalidArgumentError("pass exactly one of level= (a level name) or world_map= (map text)")
+        if isinstance(level, LevelSource):  # already resolved (gridsim.make): read it, no second lookup
+            return [compile_nav_level(read_source(level), **opts)]
         if level is not None:
             return [load_nav_level(level, level_directory=level_directory, **opts)]
         if isinstance(world_map, str):

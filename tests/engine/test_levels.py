@@ -395,3 +395,55 @@ def test_read_level_is_cached_until_the_file_changes(tmp_path):
     path.write_text("####\n#S0#\n####\n")
     os.utime(path, ns=(1, 1))  # a different mtime even on coarse clocks
     assert read_level(path).rows == ("####", "#S0#", "####")
+
+
+# --------------------------------------------------------------------- one lookup per make
+
+
+def count_lookups(monkeypatch) -> list:
+    """Record every resolve_level call (gridsim.make's own and find_level's) as its level argument."""
+    import sys
+
+    from gridsim.levels import lookup
+
+    seen: list = []
+    original = lookup.resolve_level
+
+    def resolve_level(level, *args, **kwargs):
+        seen.append(level)
+        return original(level, *args, **kwargs)
+
+    monkeypatch.setattr(lookup, "resolve_level", resolve_level)
+    monkeypatch.setattr(sys.modules["gridsim.make"], "resolve_level", resolve_level)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["nav/four_rooms", "nav/room1_small", "kitchen/open-divider_salad"])
+def test_make_resolves_a_text_level_once(monkeypatch, name):
+    import gridsim
+
+    seen = count_lookups(monkeypatch)
+    envs = gridsim.make(name, 2)
+    assert seen == [name]
+    assert envs.read_property("level.name") == name and envs.read_property("level.path") == f"builtin:{name}"
+    envs.close()
+
+
+def test_make_resolves_a_module_level_and_its_map_once_each(monkeypatch):
+    import gridsim
+
+    seen = count_lookups(monkeypatch)
+    gridsim.make("examples/lava", 2).close()
+    # The module by its name, then the map file it names by its path.
+    assert seen[0] == "examples/lava" and len(seen) == 2 and isinstance(seen[1], Path)
+
+
+def test_an_env_made_from_a_resolved_source_pickles_and_reads_the_same_file():
+    import gridsim
+
+    envs = gridsim.make("nav/four_rooms", 3)
+    envs.reset(seed=4)
+    clone = pickle.loads(pickle.dumps(envs))
+    assert clone.level.rows == envs.level.rows and clone.max_episode_steps == envs.max_episode_steps == 200
+    envs.close()
+    clone.close()
