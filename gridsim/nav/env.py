@@ -22,7 +22,7 @@ from gridsim.engine.settings import (
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
-from gridsim.levels.lookup import LevelSource, builtin_level_names, read_level, read_source
+from gridsim.levels.lookup import LevelSource, builtin_level_names, read_source
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
@@ -462,6 +462,14 @@ DEFAULT_MAX_STEPS = 100
 # A text level's [meta] keys that are env defaults: meta key -> setting.
 LEVEL_META_SETTINGS = {"obs_type": "obs_type", "actions": "actions", "alphabet": "alphabet",
                        "view_size": "view_size", "max_episode_steps": "max_steps"}
+# Those keys of the built-in maps that have any, as their files write them: the ids are registered
+# from the maps' file names and this listing, so `import gridsim` parses no map (each is parsed when
+# it is first made). tests/nav/test_nav_ids.py checks it against the files.
+BUILTIN_META: dict[str, dict[str, str]] = {
+    "four_rooms": {"max_episode_steps": "200"},
+    "maze32": {"max_episode_steps": "1000"},
+    "open64": {"max_episode_steps": "500"},
+}
 
 
 def register_ids(register: Register):
@@ -475,9 +483,10 @@ def register_ids(register: Register):
         kwargs = {"level": f"nav/{stem}", "alphabet": alphabet}
         register(pixelworld_id(stem), DEFAULT_MAX_STEPS, kwargs)
         register(f"gridsim/PixelWorld-v{version}", DEFAULT_MAX_STEPS, dict(kwargs), alias_of=pixelworld_id(stem))
-    for name in builtin_level_names("nav"):
-        steps, kwargs = _id_arguments(name, read_level(name).meta)
-        register(f"gridsim/Nav-{name.split('/', 1)[1]}-v0", steps, kwargs)
+    for name in builtin_level_names("nav"):  # the file names: no map is read
+        stem = name.split("/", 1)[1]
+        steps, kwargs = _id_arguments(name, BUILTIN_META.get(stem, {}))
+        register(f"gridsim/Nav-{stem}-v0", steps, kwargs)
 
 
 def level_defaults(meta: Mapping[str, str]) -> dict[str, Any]:
