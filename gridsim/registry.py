@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium as gym
@@ -9,7 +10,8 @@ import gymnasium as gym
 from gridsim.engine.family import Family
 from gridsim.families import FAMILIES
 
-__all__ = ["ALIASES", "entry_point", "register_all", "register_level", "registered_ids"]
+__all__ = ["ALIASES", "entry_point", "has_own_limit", "register_all", "register_family_id", "register_level",
+           "registered_ids"]
 
 LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.make:LevelEnv", "gridsim.make:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
@@ -21,18 +23,36 @@ def entry_point(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def register_family_id(fam: Family, env_id: str, max_episode_steps: int | None, kwargs: dict[str, Any],
+                       alias_of: str | None = None) -> None:
+    """Register one id of family ``fam`` (the ``register`` its ``register_ids`` is given).
+
+    The step limit goes on the spec: ``gym.make`` wraps the one env in a ``TimeLimit`` and
+    ``gym.make_vec`` passes it to the vector env as ``max_episode_steps``. An env that truncates
+    by itself unless told otherwise (a family whose ``max_steps`` setting has a default, as
+    gridroboman's 50) would then stop at its own limit under ``gym.make`` when that comes first;
+    its limit goes into its keyword arguments instead, so both build the same env, which
+    truncates by itself: they play the same episodes and truncate on the same step.
+    """
+    if alias_of is not None:
+        ALIASES[env_id] = alias_of
+    if max_episode_steps is not None and has_own_limit(fam.vector_env):
+        kwargs, max_episode_steps = {**kwargs, "max_episode_steps": max_episode_steps}, None
+    if env_id not in gym.registry:
+        gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs,
+                     entry_point=entry_point(fam.single_env), vector_entry_point=entry_point(fam.vector_env))
+
+
+def has_own_limit(vector_env: type) -> bool:
+    """Whether an env of this class made without ``max_episode_steps`` truncates by itself."""
+    decl = getattr(vector_env, "SETTINGS", {}).get("max_steps")
+    return decl is not None and decl.default is not None
+
+
 def register_all():
     """Register every family's ids, and ``gridsim/Level-v0`` (any level by name)."""
     for fam in FAMILIES.values():
-        def register(env_id: str, max_episode_steps: int | None, kwargs: dict[str, Any],
-                     alias_of: str | None = None, fam: Family = fam) -> None:
-            if alias_of is not None:
-                ALIASES[env_id] = alias_of
-            if env_id not in gym.registry:
-                gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs,
-                             entry_point=entry_point(fam.single_env), vector_entry_point=entry_point(fam.vector_env))
-
-        fam.register_ids(register)
+        fam.register_ids(functools.partial(register_family_id, fam))
     # Any level by name: gym.make_vec("gridsim/Level-v0", num_envs=N, level="examples/maze:21").
     if "gridsim/Level-v0" not in gym.registry:
         gym.register(id="gridsim/Level-v0", kwargs={"level": "examples/maze"},
@@ -43,6 +63,9 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
     """Register ``env_id`` for a level name, so ``gymnasium.make_vec(env_id, num_envs=N)`` builds it.
 
     ``kwargs`` (``settings``, ``level_directory``, family arguments) become the id's defaults.
+    ``max_episode_steps`` is the id's step limit, on the spec and in the env's arguments: a level
+    may set a limit of its own, which it replaces, so ``gymnasium.make`` and ``gymnasium.make_vec``
+    truncate on the same step.
 
     Example:
         >>> import gymnasium as gym
@@ -52,7 +75,8 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
         >>> envs.observation_space.shape
         (4, 7, 7)
     """
-    gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **kwargs},
+    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
+    gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **limit, **kwargs},
                  entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
 
 
