@@ -1,4 +1,10 @@
-"""Build the compiled kernel ``gridsim._core``.
+"""Build gridsim's compiled modules: ``gridsim._core``, ``gridsim.engine.kernel`` and one kernel per family.
+
+Every ``.pyx`` under ``gridsim/`` is one extension module, named by its path: the core
+(``gridsim/_core.pyx``), the kernel contract (``gridsim/engine/kernel.pyx``) and each family's
+kernel (``gridsim/<family>/_kernel.pyx``, found by glob: a new family needs no edit here).
+They are cythonized and compiled in parallel; editing one family's kernel recompiles that
+module alone (the step skeleton or the contract recompiles every family).
 
 ``GRIDSIM_CYTHON_DEBUG=1`` at build time turns bounds, wraparound and
 initialization checks back on; CI runs the whole test suite against that build.
@@ -14,6 +20,7 @@ kernel is built without threads (``gridsim.threads_available()`` is False).
 ``GRIDSIM_OPENMP=0`` at build time builds without threads anyway.
 """
 
+import glob
 import os
 import shutil
 import tempfile
@@ -98,6 +105,9 @@ directives = {
     "nonecheck": DEBUG,
     "cdivision": True,
     "embedsignature": True,
+    # Kernels pickle through their env (Kernel.__reduce__ refuses): Cython's automatic pickling,
+    # which it adds to a subclass compiled apart from its base, would only hide that message.
+    "auto_pickle": False,
 }
 
 # No FMA contraction: the kernel and the pure-Python reference must round identically.
@@ -121,21 +131,25 @@ if OPENMP:
     extra_compile_args += OPENMP["compile"]
 extra_link_args = (OPENMP["link"] if OPENMP else []) + (SANITIZER_FLAGS if SANITIZE else [])
 if not DEBUG:
-    # The step skeleton (gridsim/_engine.pxi) calls each family's per-env hooks, declared
+    # The step skeleton (gridsim/engine/_skeleton.pxi) calls each family's per-env hooks, declared
     # `cdef inline`; gcc's size limits would leave the larger ones out of line (a call per env),
     # so inline functions are always inlined.
     define_macros.append(("CYTHON_INLINE", "inline __attribute__((always_inline))"))
 
+# Every compiled module, named by its path: gridsim/_core.pyx, gridsim/engine/kernel.pyx and each
+# family's gridsim/<family>/_kernel.pyx.
+SOURCES = sorted(glob.glob(os.path.join("gridsim", "**", "*.pyx"), recursive=True))
 extensions = [
     Extension(
-        "gridsim._core",
-        ["gridsim/_core.pyx"],
+        os.path.splitext(source)[0].replace(os.sep, "."),
+        [source],
         include_dirs=[numpy.get_include(), *(OPENMP["include"] if OPENMP else [])],
         library_dirs=OPENMP["lib"] if OPENMP else [],
         define_macros=define_macros,
         extra_compile_args=extra_compile_args,
         extra_link_args=extra_link_args,
     )
+    for source in SOURCES
 ]
 
 MODE_STAMP = os.path.join("build", "gridsim-build-mode")
@@ -150,8 +164,10 @@ class BuildExt(build_ext):
     """
 
     def finalize_options(self):
-        """Force a rebuild when the last build was of the other mode (or is unknown)."""
+        """Force a rebuild when the last build was of the other mode (or is unknown); compile in parallel."""
         super().finalize_options()
+        if self.parallel is None:  # -j / --parallel not given: one job per CPU (the modules are independent)
+            self.parallel = os.cpu_count() or 1
         try:
             with open(MODE_STAMP) as f:
                 last = f.read().strip()
@@ -168,18 +184,30 @@ class BuildExt(build_ext):
             f.write(MODE)
 
 
+def cython_jobs() -> int:
+    """Processes for cythonize: one per CPU where its pool forks (spawned workers would run this script again)."""
+    import multiprocessing
+
+    return (os.cpu_count() or 1) if multiprocessing.get_start_method() == "fork" else 0
+
+
+PACKAGES = find_packages(include=["gridsim", "gridsim.*"])
+
 setup(
     cmdclass={"build_ext": BuildExt},
-    # gridsim and its subpackages (one per family), plus the built-in levels.
-    packages=[*find_packages(include=["gridsim", "gridsim.*"]), "gridsim.builtin_levels"],
+    # gridsim and its subpackages (the engine, one per family), plus the built-in levels.
+    packages=[*PACKAGES, "gridsim.builtin_levels"],
     package_dir={"gridsim.builtin_levels": "levels"},
     package_data={
+        # The compiled modules' stubs and Cython declarations, wherever they are.
+        **{package: ["*.pyi", "*.pxd"] for package in PACKAGES},
         "gridsim": ["*.pyi", "*.pxd", "py.typed"],
         "gridsim.builtin_levels": ["*.py", "*/*.txt", "*/*.py", "*/*/*.txt", "*/*/*.py", "*.md"],
     },
     # Each mode generates its C in its own folder: cythonize regenerates only when the .pyx
     # is newer than the .c, so a shared .c made by a debug build would be compiled again,
-    # checks and all, by the next release build (and the reverse).
-    ext_modules=cythonize(extensions, compiler_directives=directives,
+    # checks and all, by the next release build (and the reverse). Modules are cythonized
+    # in parallel too.
+    ext_modules=cythonize(extensions, compiler_directives=directives, nthreads=cython_jobs(),
                           build_dir=os.path.join("build", "cython-debug" if DEBUG else "cython-release")),
 )

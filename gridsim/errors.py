@@ -145,7 +145,7 @@ class KernelError(GridSimError, RuntimeError):
 
     Attributes:
         env: index of the first env that reported the error.
-        code: the kernel's error code (``gridsim._core.E_*``).
+        code: the kernel's error code (``gridsim._core.ERR_*``).
     """
 
     def __init__(self, message: str, env: int = -1, code: int = 0):

@@ -2,7 +2,7 @@
 
 The registry, the CLI (``list``, ``check``, ``bench``, ``play``), :func:`gridsim.make`,
 the level API and the benchmarks read the families from here. Adding a family is its
-folder plus one row below (and its kernel include in ``gridsim/_core.pyx``).
+folder plus one row below (its kernel module, ``gridsim/<name>/_kernel.pyx``, is built by glob).
 """
 
 from __future__ import annotations

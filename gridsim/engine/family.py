@@ -1,7 +1,7 @@
 """What a family plugs into the engine: one :class:`Family` row of ``gridsim.families``.
 
 A family is a folder (``gridsim/<name>/``) holding its rules and data, its level
-compiler, its state fields, its env classes, its kernel include (``_kernel.pxi``)
+compiler, its state fields, its env classes, its kernel module (``_kernel.pyx``)
 and its renderers. Everything outside the folder that needs to know about a family
 (the registry, the CLI, :func:`gridsim.make`, the level API, the benchmarks) reads
 its row instead of naming it. What the tools alone read (``gridsim bench``, ``bench/``,

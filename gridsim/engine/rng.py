@@ -1,6 +1,6 @@
 """The per-env random streams, in pure Python.
 
-The kernel (``gridsim/_rng.pxd``) implements the same functions in C; this module
+The kernel (``gridsim/engine/_rng.pxd``) implements the same functions in C; this module
 is the readable definition, used by the reference stepper and checked against the
 kernel bit for bit in the tests.
 

@@ -1,12 +1,12 @@
 """Batch state: every array of a batch, declared once in field tables, struct of arrays, env axis first.
 
 Coordinates are ``(row, col)`` everywhere, row 0 at the top. numpy allocates and owns
-every byte; the kernel (``gridsim._core``) binds typed views once and writes in place,
+every byte; the kernel (``gridsim.<family>._kernel``) binds typed views once and writes in place,
 so arrays are never replaced after construction, only written (``np.copyto``).
 
 A family's state class (``gridsim.<family>.state``) subclasses :class:`BatchState` and
 declares its own arrays in ``FIELDS``; the arrays the kernel skeleton
-(``gridsim/_engine.pxi``) reads and writes for every family (episode bookkeeping, event
+(``gridsim/engine/_skeleton.pxi``) reads and writes for every family (episode bookkeeping, event
 buffers, step outputs) are declared here. Allocation, ``state_dict()`` (the fields
 marked ``saved``) and the bytes-per-env figure all follow from the tables.
 

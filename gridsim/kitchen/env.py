@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
+import gridsim.kitchen._kernel as _kernel
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -165,7 +166,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
                 np.dtype(obs_dtype) if obs_dtype is not None else np.float32)
             self.obs_transform = self._features
             self.obs_rewritten_every_step = False  # the grid stays internal; features are new arrays
-        self.kernel = _core.KitchenKernel(self.state)
+        self.kernel = _kernel.KitchenKernel(self.state)
         self._finish_init()
         self._step_by_dtype = {np.dtype(np.int64): self.kernel.step_i64, np.dtype(np.int32): self.kernel.step_i32}
 

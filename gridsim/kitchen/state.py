@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.kitchen._kernel as _kernel
 from gridsim.engine.events import num_fields
 from gridsim.engine.state import BatchState, Field, StateView
 from gridsim.errors import InvalidArgumentError
 from gridsim.kitchen.api import KITCHEN_EVENTS
 
-FLOOR, DELIVERY = _core.KITCHEN_TILE_KINDS["floor"], _core.KITCHEN_TILE_KINDS["delivery"]
+FLOOR, DELIVERY = _kernel.KITCHEN_TILE_KINDS["floor"], _kernel.KITCHEN_TILE_KINDS["delivery"]
 # Tiles an item may lie on.
-ITEM_TILES = (_core.KITCHEN_TILE_KINDS["counter"], _core.KITCHEN_TILE_KINDS["cutboard"])
+ITEM_TILES = (_kernel.KITCHEN_TILE_KINDS["counter"], _kernel.KITCHEN_TILE_KINDS["cutboard"])
 
 __all__ = ["KitchenState"]
 

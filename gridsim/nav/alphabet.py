@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.nav._kernel as _kernel
 from gridsim.engine.rng import Dist
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 
@@ -35,12 +35,12 @@ __all__ = [
     "VOID",
 ]
 
-# Tile flag bits, read from the kernel (gridsim/nav/_kernel.pxi) that defines them.
-F_WALKABLE = _core.FLAG_WALKABLE  # "accessible": a move there succeeds
-F_TERMINAL = _core.FLAG_TERMINAL  # ending a step here terminates the episode
-F_INITIAL = _core.FLAG_INITIAL  # start-cell candidate
-F_STOCHASTIC = _core.FLAG_STOCHASTIC  # fresh reward draw on every visit
-F_COLLECTIBLE = _core.FLAG_COLLECTIBLE  # pays once per episode, then becomes the default tile
+# Tile flag bits, read from the kernel (gridsim/nav/_kernel.pyx) that defines them.
+F_WALKABLE = _kernel.FLAG_WALKABLE  # "accessible": a move there succeeds
+F_TERMINAL = _kernel.FLAG_TERMINAL  # ending a step here terminates the episode
+F_INITIAL = _kernel.FLAG_INITIAL  # start-cell candidate
+F_STOCHASTIC = _kernel.FLAG_STOCHASTIC  # fresh reward draw on every visit
+F_COLLECTIBLE = _kernel.FLAG_COLLECTIBLE  # pays once per episode, then becomes the default tile
 
 VOID = 0  # tile id outside the map
 

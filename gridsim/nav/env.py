@@ -10,7 +10,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.nav._kernel as _kernel
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -240,7 +240,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             max_steps=self.max_episode_steps or 0, nan_to_zero=nan_action == "zero",
             events=self.record_events, max_events=self.max_events_per_step,
         )
-        self.kernel = _core.NavKernel(self.state)
+        self.kernel = _kernel.NavKernel(self.state)
         self.obs_rewritten_every_step = self.obs_type != "image"  # images are repainted cell by cell
         self._finish_init()
 

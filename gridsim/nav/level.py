@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.nav._kernel as _kernel
 from gridsim.engine.grammar import LegendProperty, LevelGrammar
 from gridsim.engine.settings import MAX_STEPS_LIMIT
 from gridsim.errors import InvalidArgumentError, LevelError
@@ -190,7 +190,7 @@ def _bfs(walkable: np.ndarray, starts: np.ndarray) -> np.ndarray:
         r, c = starts[np.flatnonzero(outside)[0]].tolist()
         raise InvalidArgumentError(f"start cell {(r, c)} is outside the {h}x{w} map")
     dist = np.empty((h, w), np.int32)
-    _core.grid_distances(np.ascontiguousarray(walkable, np.uint8), np.ascontiguousarray(starts, np.int64), dist)
+    _kernel.grid_distances(np.ascontiguousarray(walkable, np.uint8), np.ascontiguousarray(starts, np.int64), dist)
     return dist
 
 

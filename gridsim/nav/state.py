@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.nav._kernel as _kernel
 from gridsim.engine.events import num_fields
 from gridsim.engine.state import BatchState, Field, StateView
 from gridsim.errors import InvalidArgumentError
@@ -21,7 +21,7 @@ from gridsim.nav.level import NavLevel
 __all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
 
 # Observation kinds, read from the kernel.
-OBS_COORDS, OBS_IMAGE, OBS_VIEW = _core.OBS_KIND_COORDS, _core.OBS_KIND_IMAGE, _core.OBS_KIND_VIEW
+OBS_COORDS, OBS_IMAGE, OBS_VIEW = _kernel.OBS_KIND_COORDS, _kernel.OBS_KIND_IMAGE, _kernel.OBS_KIND_VIEW
 
 # Move code = (d_row + 1) * 3 + (d_col + 1); 4 is "stay".
 UP, RIGHT, DOWN, LEFT = 1, 5, 7, 3

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.roboman._kernel as _kernel
 from gridsim.engine.events import EventSpec
 from gridsim.errors import InvalidArgumentError
 from gridsim.lab2d.properties import Property, PropertyTable
@@ -74,13 +74,13 @@ class RobomanApi(LevelApi):
     def _vectors(self) -> np.ndarray:
         """The 11-float observation of every env, written by the kernel from the current state."""
         out = np.empty((self.num_envs, 11), np.float32)
-        self.kernel.observe_as(_core.ROBOMAN_OBS_VECTOR, out)
+        self.kernel.observe_as(_kernel.ROBOMAN_OBS_VECTOR, out)
         return out
 
     def _grids(self) -> np.ndarray:
         """The 7 x 7 x 4 grid observation of every env, written by the kernel."""
         out = np.empty((self.num_envs, 7, 7, 4), np.uint8)
-        self.kernel.observe_as(_core.ROBOMAN_OBS_GRID, out)
+        self.kernel.observe_as(_kernel.ROBOMAN_OBS_GRID, out)
         return out
 
     def discrete_action_spec(self) -> list[ActionSpec]:

@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.roboman._kernel as _kernel
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -30,7 +30,7 @@ from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, 
 
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
-OBS_TYPES = {"vector": _core.ROBOMAN_OBS_VECTOR, "grid": _core.ROBOMAN_OBS_GRID}  # the kernel's kinds
+OBS_TYPES = {"vector": _kernel.ROBOMAN_OBS_VECTOR, "grid": _kernel.ROBOMAN_OBS_GRID}  # the kernel's kinds
 MAX_TASKS = 2**15 - 1  # the kernel numbers an env's task in int16 (task_slot)
 
 
@@ -199,7 +199,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
             task_in_obs=task_in_obs, autoreset_mode=self.kernel_autoreset, max_steps=self.max_episode_steps,
             exclude_solved=exclude_solved_starts, events=self.record_events, max_events=self.max_events_per_step,
         )
-        self.kernel = _core.RobomanKernel(self.state)
+        self.kernel = _kernel.RobomanKernel(self.state)
         self._finish_init()
 
     # ------------------------------------------------------------------ infos
@@ -308,7 +308,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
 
 def _put_state(v: StateView, state: Mapping[str, Any], i: int):
     """Write a gridroboman state dict into a one-env view; its ranges are checked with the view."""
-    r = _core.ROBOMAN_RECORD
+    r = _kernel.ROBOMAN_RECORD
     if not isinstance(state, Mapping):
         raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
     missing = {"agent_pos", "objs", "lifted_obj_idx", "timer"} - set(state)

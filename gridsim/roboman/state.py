@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import gridsim._core as _core
+import gridsim.roboman._kernel as _kernel
 from gridsim.engine.events import num_fields
 from gridsim.engine.state import BatchState, Field, StateView
 from gridsim.roboman.api import ROBOMAN_EVENTS
@@ -36,8 +36,8 @@ class RobomanState(BatchState):
     # The family's own arrays (gridsim.engine.state adds the ones every family has).
     FIELDS = (
         # One 16-byte record per env, so the kernel moves an env with one copy; the named
-        # fields (agent, obj_pos, ...) are views into it (layout: R_* in roboman/_kernel.pxi).
-        Field("record", np.int8, ("N", _core.ROBOMAN_RECORD["SIZE"]), "agent, objects, links, held, task",
+        # fields (agent, obj_pos, ...) are views into it (layout: R_* in roboman/_kernel.pyx).
+        Field("record", np.int8, ("N", _kernel.ROBOMAN_RECORD["SIZE"]), "agent, objects, links, held, task",
               fill=-1),
         Field("timer", np.int64, ("N",), "steps in this episode"),
         Field("task_slot", np.int16, ("N",), "the env's task: its index in task_set"),
@@ -81,8 +81,8 @@ class RobomanState(BatchState):
         self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=np.float32 if obs_kind == 0 else np.uint8,
                       max_steps=self.max_steps, events=events, max_events=max_events,
                       num_event_fields=num_fields(ROBOMAN_EVENTS), N=N)
-        # Named views of the record, at the kernel's offsets (R_* in roboman/_kernel.pxi).
-        r = _core.ROBOMAN_RECORD
+        # Named views of the record, at the kernel's offsets (R_* in roboman/_kernel.pyx).
+        r = _kernel.ROBOMAN_RECORD
         self.agent = self.record[:, r["AX"] : r["AX"] + 2]  # (N, 2) (x, y)
         self.obj_pos = self.record[:, r["OBJ"] : r["OBJ"] + 6].reshape(N, 3, 2)  # (N, 3, 2) (x, y) of r, g, b
         self.above = self.record[:, r["ABOVE"] : r["ABOVE"] + 3]  # (N, 3) object on top, -1 = None
@@ -98,7 +98,7 @@ class RobomanState(BatchState):
         Links need not agree: inconsistent states evolve as in the original, and the kernel reads
         nothing outside the record.
         """
-        layout = _core.ROBOMAN_RECORD
+        layout = _kernel.ROBOMAN_RECORD
         record = v["record"]
         for part, (start, width, lo, hi, meaning) in self.RECORD_PARTS.items():
             first = layout[start]

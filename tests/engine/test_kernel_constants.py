@@ -1,9 +1,10 @@
 """Every constant the kernel exports agrees with the Python-side table it mirrors.
 
-The kernel defines its enums once (gridsim/_core.pxd, gridsim/<family>/_kernel.pxi) and
-exports them from ``gridsim._core``; Python code keeps its own tables for names, docs
-and the pure-Python reference. Each exported constant is checked against that table,
-family by family.
+The kernel defines its enums once (gridsim/engine/kernel.pxd, gridsim/<family>/_kernel.pyx):
+``gridsim._core`` exports the engine's (error and autoreset codes), each family's kernel
+module (``gridsim.<family>._kernel``) the family's; Python code keeps its own tables for
+names, docs and the pure-Python reference. Each exported constant is checked against that
+table, family by family.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ import numpy as np
 import gridsim.engine.vector
 from gridsim import _core
 from gridsim.envs import RobomanVectorEnv
+from gridsim.kitchen import _kernel as kitchen_kernel
 from gridsim.kitchen import rules
 from gridsim.kitchen.api import KITCHEN_EVENTS
+from gridsim.nav import _kernel as nav_kernel
 from gridsim.nav import alphabet
 from gridsim.nav import state as nav_state
 from gridsim.nav.api import NAV_EVENTS
+from gridsim.roboman import _kernel as roboman_kernel
 from gridsim.roboman.api import ROBOMAN_EVENTS
 from gridsim.roboman.tasks import TASK_KINDS
 
@@ -28,35 +32,35 @@ from gridsim.roboman.tasks import TASK_KINDS
 def test_nav_flags_match_the_alphabet():
     names = ["WALKABLE", "TERMINAL", "INITIAL", "STOCHASTIC", "COLLECTIBLE"]
     for name in names:
-        assert getattr(_core, f"FLAG_{name}") == getattr(alphabet, f"F_{name}"), name
-    assert sorted(n[5:] for n in dir(_core) if n.startswith("FLAG_")) == sorted(names)
+        assert getattr(nav_kernel, f"FLAG_{name}") == getattr(alphabet, f"F_{name}"), name
+    assert sorted(n[5:] for n in dir(nav_kernel) if n.startswith("FLAG_")) == sorted(names)
 
 
 def test_nav_obs_kinds_match_state():
     for name in ("COORDS", "IMAGE", "VIEW"):
-        assert getattr(_core, f"OBS_KIND_{name}") == getattr(nav_state, f"OBS_{name}"), name
-    assert sorted(n for n in dir(_core) if n.startswith("OBS_KIND_")) == [
+        assert getattr(nav_kernel, f"OBS_KIND_{name}") == getattr(nav_state, f"OBS_{name}"), name
+    assert sorted(n for n in dir(nav_kernel) if n.startswith("OBS_KIND_")) == [
         "OBS_KIND_COORDS", "OBS_KIND_IMAGE", "OBS_KIND_VIEW"]
 
 
 def test_roboman_goal_kinds_follow_task_kinds():
-    assert _core.ROBOMAN_GOAL_KINDS == {name: k for k, name in enumerate(TASK_KINDS)}
+    assert roboman_kernel.ROBOMAN_GOAL_KINDS == {name: k for k, name in enumerate(TASK_KINDS)}
 
 
 def test_roboman_obs_kinds():
-    assert (_core.ROBOMAN_OBS_VECTOR, _core.ROBOMAN_OBS_GRID) == (0, 1)
+    assert (roboman_kernel.ROBOMAN_OBS_VECTOR, roboman_kernel.ROBOMAN_OBS_GRID) == (0, 1)
     envs = RobomanVectorEnv(1, obs_type="vector")
-    assert envs.kernel.obs_kind == _core.ROBOMAN_OBS_VECTOR
+    assert envs.kernel.obs_kind == roboman_kernel.ROBOMAN_OBS_VECTOR
     envs.close()
     envs = RobomanVectorEnv(1, obs_type="grid")
-    assert envs.kernel.obs_kind == _core.ROBOMAN_OBS_GRID
+    assert envs.kernel.obs_kind == roboman_kernel.ROBOMAN_OBS_GRID
     envs.close()
 
 
 def test_roboman_record_layout_matches_the_state_views():
     envs = RobomanVectorEnv(2)
     st = envs.state
-    layout = _core.ROBOMAN_RECORD
+    layout = roboman_kernel.ROBOMAN_RECORD
     assert st.record.shape[1] == layout["SIZE"]
     base = st.record.ctypes.data
 
@@ -79,16 +83,16 @@ def test_roboman_record_layout_matches_the_state_views():
 
 
 def test_kitchen_tile_kinds_follow_rules():
-    assert _core.KITCHEN_TILE_KINDS == {t.name: k for k, t in enumerate(rules.TILES)}
-    assert (_core.KITCHEN_TILE_KINDS["floor"], _core.KITCHEN_TILE_KINDS["counter"],
-            _core.KITCHEN_TILE_KINDS["cutboard"], _core.KITCHEN_TILE_KINDS["delivery"]) == (
+    assert kitchen_kernel.KITCHEN_TILE_KINDS == {t.name: k for k, t in enumerate(rules.TILES)}
+    assert (kitchen_kernel.KITCHEN_TILE_KINDS["floor"], kitchen_kernel.KITCHEN_TILE_KINDS["counter"],
+            kitchen_kernel.KITCHEN_TILE_KINDS["cutboard"], kitchen_kernel.KITCHEN_TILE_KINDS["delivery"]) == (
         rules.FLOOR, rules.COUNTER, rules.CUTBOARD, rules.DELIVERY)
 
 
 def test_event_ids_are_positions_in_the_specs():
-    for ids, specs in ((_core.NAV_EVENT_IDS, NAV_EVENTS),
-                       (_core.ROBOMAN_EVENT_IDS, ROBOMAN_EVENTS),
-                       (_core.KITCHEN_EVENT_IDS, KITCHEN_EVENTS)):
+    for ids, specs in ((nav_kernel.NAV_EVENT_IDS, NAV_EVENTS),
+                       (roboman_kernel.ROBOMAN_EVENT_IDS, ROBOMAN_EVENTS),
+                       (kitchen_kernel.KITCHEN_EVENT_IDS, KITCHEN_EVENTS)):
         assert ids == {s.name: k + 1 for k, s in enumerate(specs)}
 
 
@@ -111,7 +115,21 @@ def test_error_codes_used_by_python_exist_and_differ():
     assert _core.ERR_OK == 0
     assert len({getattr(_core, n) for n in names}) == len(names)
     package = Path(gridsim.engine.vector.__file__).parent
+    family_kernels = {"nav": nav_kernel, "roboman": roboman_kernel, "kitchen": kitchen_kernel}
     for path in package.rglob("*.py"):
-        for used in re.findall(r"_core\.(ERR_[A-Z_]+|AUTORESET_[A-Z_]+|FLAG_[A-Z_]+|OBS_KIND_[A-Z_]+)",
-                               path.read_text()):
+        text = path.read_text()
+        for used in re.findall(r"_core\.(ERR_[A-Z_]+|AUTORESET_[A-Z_]+|FLAG_[A-Z_]+|OBS_KIND_[A-Z_]+)", text):
             assert hasattr(_core, used), f"{path.name} uses _core.{used}"
+        # A family's modules read its constants from its own kernel module.
+        for used in re.findall(r"_kernel\.([A-Z][A-Z_]+)", text):
+            kernel = family_kernels[path.relative_to(package).parts[0]]
+            assert hasattr(kernel, used), f"{path.name} uses _kernel.{used}"
+
+
+def test_family_constants_live_in_their_family_module():
+    names = {"nav": {"FLAG_", "OBS_KIND_", "NAV_"}, "roboman": {"ROBOMAN_"}, "kitchen": {"KITCHEN_"}}
+    modules = {"nav": nav_kernel, "roboman": roboman_kernel, "kitchen": kitchen_kernel}
+    for family, prefixes in names.items():
+        assert any(n.startswith(p) for n in dir(modules[family]) for p in prefixes), family
+        for other in (_core, *(m for f, m in modules.items() if f != family)):
+            assert not [n for n in dir(other) if n.startswith(tuple(prefixes))], (family, other.__name__)

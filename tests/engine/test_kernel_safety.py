@@ -6,15 +6,16 @@ import pytest
 
 import gridsim
 from gridsim import _core
+from gridsim.nav import _kernel as nav_kernel
 from gridsim.nav import alphabet
 
 
 def test_flag_bits_match_between_kernel_and_python():
-    assert alphabet.F_WALKABLE == _core.FLAG_WALKABLE
-    assert alphabet.F_TERMINAL == _core.FLAG_TERMINAL
-    assert alphabet.F_INITIAL == _core.FLAG_INITIAL
-    assert alphabet.F_STOCHASTIC == _core.FLAG_STOCHASTIC
-    assert alphabet.F_COLLECTIBLE == _core.FLAG_COLLECTIBLE
+    assert alphabet.F_WALKABLE == nav_kernel.FLAG_WALKABLE
+    assert alphabet.F_TERMINAL == nav_kernel.FLAG_TERMINAL
+    assert alphabet.F_INITIAL == nav_kernel.FLAG_INITIAL
+    assert alphabet.F_STOCHASTIC == nav_kernel.FLAG_STOCHASTIC
+    assert alphabet.F_COLLECTIBLE == nav_kernel.FLAG_COLLECTIBLE
     # Per-cell flag maps are uint8: every bit must fit in a byte.
     assert max(alphabet.F_WALKABLE, alphabet.F_COLLECTIBLE) < 256
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridsim import _core
 from gridsim.envs import RobomanVectorEnv
 from gridsim.reference.roboman import roboman_grid_obs, roboman_mask, roboman_obs
+from gridsim.roboman import _kernel
 
 MULTI = ["LiftRed", "TouchGreen", "MoveBlueToCorner", "StackRedOnBlue", "MoveGreenFarFromRed", "TouchBlueWithRed"]
 N = 256
@@ -51,10 +51,10 @@ def test_observe_as_matches_reference(obs_type, task_in_obs):
         vec_task = np.full((N, 11 + k), 99, np.float32)
         grid = np.full((N, 7, 7, 4), 99, np.uint8)
         masks = [np.full((N, 7), 99, np.int8) for _ in range(3)]
-        kernel.observe_as(_core.ROBOMAN_OBS_VECTOR, vec, masks[0])
-        kernel.observe_as(_core.ROBOMAN_OBS_VECTOR, vec_task, masks[1])
-        kernel.observe_as(_core.ROBOMAN_OBS_GRID, grid, masks[2])
-        kernel.observe_as(_core.ROBOMAN_OBS_GRID, grid)  # the mask is optional
+        kernel.observe_as(_kernel.ROBOMAN_OBS_VECTOR, vec, masks[0])
+        kernel.observe_as(_kernel.ROBOMAN_OBS_VECTOR, vec_task, masks[1])
+        kernel.observe_as(_kernel.ROBOMAN_OBS_GRID, grid, masks[2])
+        kernel.observe_as(_kernel.ROBOMAN_OBS_GRID, grid)  # the mask is optional
         for i in range(N):
             state = envs.get_state(i)
             want_vec = roboman_obs(state)
@@ -78,11 +78,11 @@ def test_observe_as_checks_shapes():
     envs.reset(seed=0)
     k = envs.kernel
     with pytest.raises(ValueError):
-        k.observe_as(_core.ROBOMAN_OBS_VECTOR, np.zeros((4, 13), np.float32))  # 11 + 1 task fits, 13 not
+        k.observe_as(_kernel.ROBOMAN_OBS_VECTOR, np.zeros((4, 13), np.float32))  # 11 + 1 task fits, 13 not
     with pytest.raises(ValueError):
-        k.observe_as(_core.ROBOMAN_OBS_GRID, np.zeros((3, 7, 7, 4), np.uint8))
+        k.observe_as(_kernel.ROBOMAN_OBS_GRID, np.zeros((3, 7, 7, 4), np.uint8))
     with pytest.raises(ValueError):
-        k.observe_as(_core.ROBOMAN_OBS_VECTOR, np.zeros((4, 11), np.float32), np.zeros((4, 6), np.int8))
+        k.observe_as(_kernel.ROBOMAN_OBS_VECTOR, np.zeros((4, 11), np.float32), np.zeros((4, 6), np.int8))
     with pytest.raises(ValueError):
         k.observe_as(7, np.zeros((4, 11), np.float32))
     envs.close()

@@ -1,11 +1,12 @@
-# Included by _core.pyx: the batch step skeleton every family's kernel runs.
+# Included by each family's module (gridsim/<family>/_kernel.pyx): the batch step skeleton every
+# family's kernel runs, specialised on that family's kernel class.
 #
 # A batch is U units (worlds: an env, or a kitchen) of R output rows each (1, or a kitchen's
 # agents) taking A actions each. Everything a step call does around the rules is written
 # here once: validating actions before any state changes, clearing the rows the previous
 # call ended, the event buffers, the autoreset modes, rewards and flags, episode statistics,
-# final observations and the list of ended rows. A family's kernel (gridsim/<family>/_kernel.pxi)
-# is a @cython.final subclass of Kernel supplying the per-unit hooks the loop calls:
+# final observations and the list of ended rows. A family's kernel is a @cython.final
+# subclass of Kernel (gridsim/engine/kernel.pxd) supplying the per-unit hooks the loop calls:
 #
 #   unit_rows() / unit_actions()   R and A (inline constants where they are fixed)
 #   begin_step(actions) -> 0 / -1  once per call, after validation (nav's debug bounds check)
@@ -20,9 +21,15 @@
 #   ep_length(u)                   the episode's length for stat_length
 #   stat_extras(u, row, set)       family statistics beyond return / length / success
 #
-# The loop is specialised at compile time on the family (kernel_t, fused over the final
-# classes, listed in _core.pyx, where each entry point picks its family's loop: hook calls are
-# direct and inline), the action dtype and events on/off, so with
+# and overriding Kernel's four entry hooks with the loops below (run_reset: reset_units,
+# run_observe: observe_units, run_step_i64 / run_step_i32: step_units). The including module
+# declares, before the include, the single-member fused type
+#
+#   ctypedef fused kernel_t:
+#       <the family's kernel class>
+#
+# so that every loop here is compiled for that one final class: hook calls are direct and
+# inline. The loop is also specialised on the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
 # per-unit loop (the ended rows are collected after it; errors are found before it), so the
 # loop over units runs on OpenMP threads: with the kernel's num_threads > 1 and at least its
@@ -33,17 +40,16 @@
 # and observe loops run on threads the same way. Every unit's result depends only on its own
 # state and actions, so results are bit-identical for every thread count.
 
+cimport cython
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from gridsim.engine.kernel cimport (
+    AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_NEEDS_RESET, E_OK,
+    EventBuf, Kernel, use_threads,
+)
 from cython.parallel cimport parallel, prange
 
-
-cdef inline bint use_threads(int nt, Py_ssize_t units, int min_units) noexcept nogil:
-    # Whether a loop over `units` units runs on nt threads. Smaller batches than min_units (the
-    # family's: where 2 threads measured no faster than 1) run on one thread whatever nt says.
-    return GRIDSIM_OPENMP != 0 and nt > 1 and units >= min_units
-
-ctypedef fused discrete_t:
-    int32_t
-    int64_t
 
 # What the step loop reads as actions: discrete actions, or nav's converted move codes.
 ctypedef fused action_t:
@@ -73,160 +79,6 @@ ctypedef fused limits_t:
     OneLimit
 
 
-# ---------------------------------------------------------------- events
-# Every kernel records events through these (gridsim.engine.events documents the buffers).
-
-def _check_event_buffers(state, Py_ssize_t units):
-    """Check that a state's event arrays fit a kernel of ``units`` worlds (raises ValueError)."""
-    cdef int16_t[:, ::1] types = state.event_type
-    cdef int32_t[:, :, ::1] payload = state.event_payload
-    cdef int32_t[::1] count = state.event_count
-    cdef int64_t[::1] dropped = state.event_dropped
-    if units < 1 or not (types.shape[0] == payload.shape[0] == count.shape[0] == dropped.shape[0] == units):
-        raise ValueError(f"event buffers must have {units} rows (one per simulated world)")
-    if types.shape[1] < 1 or payload.shape[1] != types.shape[1] or types.shape[1] != state.max_events:
-        raise ValueError("event buffers need max_events (>= 1) slots per world")
-    if not 1 <= payload.shape[2] <= 4 or payload.shape[2] != state.num_event_fields:
-        raise ValueError("event payloads have num_event_fields fields, 1 to 4")
-
-
-cdef inline void emit_event(EventBuf* b, Py_ssize_t u, int kind, int32_t f0, int32_t f1,
-                            int32_t f2, int32_t f3) noexcept nogil:
-    # Record one event of world u, or count it as dropped when the world's slots are full.
-    # Fields past the payload width are not stored; callers pass -1 for fields the event lacks.
-    cdef int32_t c = b.count[u]
-    cdef int32_t* p
-    if <uint32_t>c >= <uint32_t>b.cap:
-        b.dropped[u] += 1
-        return
-    b.types[u * b.cap + c] = <int16_t>kind
-    p = b.payload + (u * b.cap + c) * b.nf
-    p[0] = f0
-    if b.nf > 1:
-        p[1] = f1
-        if b.nf > 2:
-            p[2] = f2
-            if b.nf > 3:
-                p[3] = f3
-    b.count[u] = c + 1
-
-
-# ---------------------------------------------------------------- shared fields
-
-cdef class Kernel:
-    """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
-
-    cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
-    cdef public int num_threads          # threads of the loops over units, read at every call (1: none)
-    cdef public int thread_min_units     # smaller batches run on one thread (the family's default)
-    cdef readonly int events_on, max_events, num_event_fields
-    cdef readonly int err_env, err_code
-
-    # ---- shape of a batch: U units of R rows, A actions each (set by bind_shared) ----
-    cdef Py_ssize_t units
-    cdef int rows_per_unit
-    cdef int acts_per_unit
-    cdef int64_t num_choices             # valid discrete actions are 0 .. num_choices - 1
-    cdef bint errors_in_env_order        # report the lowest env's error of either kind (roboman)
-                                         # rather than a bad action before a pending reset
-
-    # ---- per-unit episode bookkeeping ----
-    cdef int64_t[::1] episode            # (U,) episode counter of the unit's key
-    cdef double[::1] ep_return           # (U,) return so far
-    cdef uint8_t[::1] needs_reset        # (U,) ended; reset pending (NEXT_STEP) or required (DISABLED)
-    cdef int32_t[::1] ep_max_steps       # (U,) the current episode's limit, 0 = none
-
-    # ---- events (the family's event specs), one world per unit ----
-    cdef int16_t[:, ::1] event_type      # (U, E)
-    cdef int32_t[:, :, ::1] event_payload  # (U, E, F)
-    cdef int32_t[::1] event_count        # (U,)
-    cdef int64_t[::1] event_dropped      # (U,)
-
-    # ---- per-row outputs, rewritten every call ----
-    cdef float[::1] rewards              # (U * R,)
-    cdef uint8_t[::1] terminated         # bool
-    cdef uint8_t[::1] truncated          # bool
-    cdef uint8_t[::1] final_mask         # bool: SAME_STEP final observations written
-    cdef uint8_t[::1] stat_mask          # bool: an episode ended on this call
-    cdef double[::1] stat_return
-    cdef int32_t[::1] stat_length
-    cdef uint8_t[::1] stat_success       # bool: ended terminated (bound when the state has it)
-    cdef bint has_success
-    cdef int32_t[::1] ended_rows         # rows whose stat_* / final_mask the last call set
-    cdef Py_ssize_t n_ended              # valid entries of ended_rows
-
-    def __reduce__(self):
-        # A kernel holds typed views of its env's arrays; an automatic pickle would rebuild one
-        # with nothing bound (a crash at the next call). Envs pickle themselves from their state.
-        raise TypeError(f"cannot pickle {type(self).__name__!r} object: pickle or copy the env "
-                        "instead (it is rebuilt from its constructor arguments and state_dict())")
-
-    cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
-                     int64_t num_choices, int thread_min_units):
-        # Bind the shared arrays of a family's state (each bound here and nowhere else).
-        # thread_min_units: the smallest batch whose loops run on threads (the family's figure).
-        self.units = units
-        self.rows_per_unit = rows_per_unit
-        self.acts_per_unit = acts_per_unit
-        self.num_choices = num_choices
-        self.autoreset_mode = state.autoreset_mode
-        self.episode = state.episode
-        self.ep_return = state.ep_return
-        self.needs_reset = state.needs_reset.view(np.uint8)
-        self.ep_max_steps = state.ep_max_steps
-        self.events_on = state.events_on
-        self.max_events = state.max_events
-        self.num_event_fields = state.num_event_fields
-        self.event_type = state.event_type
-        self.event_payload = state.event_payload
-        self.event_count = state.event_count
-        self.event_dropped = state.event_dropped
-        _check_event_buffers(state, units)
-        self.rewards = state.rewards
-        self.terminated = state.terminated.view(np.uint8)
-        self.truncated = state.truncated.view(np.uint8)
-        self.final_mask = state.final_mask.view(np.uint8)
-        self.stat_mask = state.stat_mask.view(np.uint8)
-        self.stat_return = state.stat_return
-        self.stat_length = state.stat_length
-        self.has_success = hasattr(state, "stat_success")
-        if self.has_success:
-            self.stat_success = state.stat_success.view(np.uint8)
-        self.ended_rows = state.ended_rows
-        self.sync_outputs()
-        self.err_env = -1
-        self.err_code = E_OK
-        self.num_threads = 1
-        self.thread_min_units = thread_min_units
-
-    def sync_outputs(self):
-        """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
-        cdef Py_ssize_t i
-        self.n_ended = 0
-        for i in range(self.units * self.rows_per_unit):
-            if self.stat_mask[i] or self.final_mask[i]:
-                self.ended_rows[self.n_ended] = <int32_t>i
-                self.n_ended += 1
-
-    def reset(self, const uint8_t[::1] mask):
-        """Reset every unit whose mask entry is nonzero, clear its events and write its observations."""
-        if mask.shape[0] != self.units:
-            raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.units}")
-        family_reset(self, mask)
-
-    def observe(self):
-        """Rewrite every row's observation from the state (after a state is injected)."""
-        family_observe(self)
-
-    def step_i64(self, const int64_t[::1] actions):
-        """Step every unit with int64 actions (U * A,); returns rows that ended, or -1 on error."""
-        return family_step(self, actions)
-
-    def step_i32(self, const int32_t[::1] actions):
-        """Step every unit with int32 actions (U * A,); returns rows that ended, or -1 on error."""
-        return family_step(self, actions)
-
-
 cdef inline void reset_unit(kernel_t self, const uint8_t* mask, Py_ssize_t u) noexcept nogil:
     if mask[u]:
         self.reset_one(u)
@@ -235,31 +87,31 @@ cdef inline void reset_unit(kernel_t self, const uint8_t* mask, Py_ssize_t u) no
         self.write_obs(u, False)
 
 
-cdef void reset_units(kernel_t self, const uint8_t[::1] mask):
+cdef int reset_units(kernel_t self, const uint8_t* mask) noexcept nogil:
+    # Reset every unit u with mask[u] nonzero (mask: (U,)).
     cdef Py_ssize_t u, n = self.units
     cdef int nt = self.num_threads
-    cdef const uint8_t* m = &mask[0]
-    with nogil:
-        if use_threads(nt, n, self.thread_min_units):
-            with parallel(num_threads=nt):
-                for u in prange(n, schedule="static"):
-                    reset_unit(self, m, u)
-        else:
-            for u in range(n):
-                reset_unit(self, m, u)
+    if use_threads(nt, n, self.thread_min_units):
+        with parallel(num_threads=nt):
+            for u in prange(n, schedule="static"):
+                reset_unit(self, mask, u)
+    else:
+        for u in range(n):
+            reset_unit(self, mask, u)
+    return 0
 
 
-cdef void observe_units(kernel_t self):
+cdef int observe_units(kernel_t self) noexcept nogil:
     cdef Py_ssize_t u, n = self.units
     cdef int nt = self.num_threads
-    with nogil:
-        if use_threads(nt, n, self.thread_min_units):
-            with parallel(num_threads=nt):
-                for u in prange(n, schedule="static"):
-                    self.write_obs(u, False)
-        else:
-            for u in range(n):
+    if use_threads(nt, n, self.thread_min_units):
+        with parallel(num_threads=nt):
+            for u in prange(n, schedule="static"):
                 self.write_obs(u, False)
+    else:
+        for u in range(n):
+            self.write_obs(u, False)
+    return 0
 
 
 # ---------------------------------------------------------------- the step

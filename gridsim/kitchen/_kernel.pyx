@@ -1,9 +1,25 @@
-# Included by _core.pyx: the kitchen family's kernel (gym-cooking's rules).
-#
-# Cells are y * W + x. Items are ids into the level's compiled item table
-# (gridsim.kitchen.rules.KitchenTables, id 0 = no item): chopping and merging are table lookups. All agents of a
-# kitchen act at once; moves are resolved to a fixed point so that no two agents
-# ever share a cell, then interactions run in agent order.
+# Compiler directives come only from setup.py (see gridsim/_core.pyx).
+"""The kitchen family's kernel (gym-cooking's rules): ``KitchenKernel`` and its constants.
+
+Cells are y * W + x. Items are ids into the level's compiled item table
+(gridsim.kitchen.rules.KitchenTables, id 0 = no item): chopping and merging are table lookups. All agents of a
+kitchen act at once; moves are resolved to a fixed point so that no two agents
+ever share a cell, then interactions run in agent order. ``KitchenKernel`` meets the
+contract of ``gridsim/engine/kernel.pxd``; the step skeleton (``gridsim/engine/_skeleton.pxi``)
+is compiled here for it alone.
+"""
+
+cimport cython
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.string cimport memcpy, memset
+
+from gridsim.engine.kernel cimport EventBuf, Kernel, emit_event
+
+# The skeleton's loops are compiled for this family's one kernel class.
+ctypedef fused kernel_t:
+    KitchenKernel
+
+include "../engine/_skeleton.pxi"
 
 # Tile kinds (gridsim.kitchen.rules.TILES, same order).
 cdef enum:
@@ -51,7 +67,6 @@ cdef class KitchenKernel(Kernel):
     cdef readonly int agent_rows                # one row per agent (obs gets a "this agent" channel)
     cdef readonly int obs_channels, channels_first
     cdef readonly int max_deliveries
-    cdef public int max_steps                   # limit of new episodes: truncated when t >= it (0 none)
     cdef readonly uint32_t all_recipes          # bit r set for every recipe of the level
 
     # ---- level tables (cells are y * W + x) ----
@@ -297,7 +312,22 @@ cdef class KitchenKernel(Kernel):
         """Step every kitchen with int32 actions, (K, A) or (K * A,); returns rows that ended, or -1."""
         return Kernel.step_i32(self, actions.reshape(-1))
 
-    # Hooks of the step skeleton (_engine.pxi).
+    # Entry hooks (gridsim/engine/kernel.pxd): the skeleton's loops, compiled for this class.
+
+    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
+        return reset_units(self, mask)
+
+    cdef int run_observe(self) noexcept nogil:
+        return observe_units(self)
+
+    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi); a step is truncated
+    # where t reaches the episode's limit (0: none).
 
     cdef inline int unit_rows(self) noexcept nogil:
         return self.rows_per_unit

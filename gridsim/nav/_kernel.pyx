@@ -1,8 +1,29 @@
-# Included by _core.pyx: the navigation family's kernel (PixelWorld).
-#
-# A map is stored with a VOID border ``pad`` cells wide, flattened: cell (row, col) is
-# (row + pad) * row_stride + col + pad. A move is then one addition, and an egocentric
-# view is a few row copies.
+# Compiler directives come only from setup.py (see gridsim/_core.pyx).
+"""The navigation family's kernel (PixelWorld): ``NavKernel``, its constants and ``grid_distances``.
+
+A map is stored with a VOID border ``pad`` cells wide, flattened: cell (row, col) is
+(row + pad) * row_stride + col + pad. A move is then one addition, and an egocentric
+view is a few row copies. ``NavKernel`` meets the contract of ``gridsim/engine/kernel.pxd``;
+the step skeleton (``gridsim/engine/_skeleton.pxi``) is compiled here for it alone.
+"""
+
+cimport cython
+from libc.math cimport isnan
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from gridsim.engine._rng cimport TAG_EPISODE, TAG_TABLE, next_bounded, sample_dist, stream_seed
+from gridsim.engine.kernel cimport (
+    AR_NEXT_STEP, E_BAD_SHAPE, E_INTERNAL, E_NAN_ACTION, E_OK, GRIDSIM_DEBUG, EventBuf, Kernel, emit_event,
+)
+
+import numpy as np
+
+# The skeleton's loops are compiled for this family's one kernel class.
+ctypedef fused kernel_t:
+    NavKernel
+
+include "../engine/_skeleton.pxi"
 
 # Tile flag bits (gridsim.nav.alphabet defines the same values; a test checks they agree).
 # They fit in a byte, so per-cell flag maps are uint8.
@@ -100,7 +121,6 @@ cdef class NavKernel(Kernel):
     cdef readonly int planes             # 2 when mutable: plane 1 = value after becoming default
     cdef readonly int randomize_goals
     cdef readonly int clamp              # some border cell is walkable: clamp moves into the map
-    cdef public int max_steps            # truncation limit of new episodes, 0 = none
     cdef readonly uint8_t default_tile
     cdef uint8_t default_flags           # F_* bits of the default tile
     cdef uint8_t agent_color[3]
@@ -390,7 +410,21 @@ cdef class NavKernel(Kernel):
         """Step every env with float64 continuous actions (N, 2); returns episodes ended or -1."""
         return step_continuous(self, actions)
 
-    # Hooks of the step skeleton (_engine.pxi).
+    # Entry hooks (gridsim/engine/kernel.pxd): the skeleton's loops, compiled for this class.
+
+    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
+        return reset_units(self, mask)
+
+    cdef int run_observe(self) noexcept nogil:
+        return observe_units(self)
+
+    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi).
 
     cdef inline int unit_rows(self) noexcept nogil:
         return 1

@@ -1,9 +1,28 @@
-# Included by _core.pyx: the manipulation family's kernel (gridroboman).
-#
-# A 7x7 grid without interior walls; positions are (x, y). Every field is stored
-# verbatim (held coordinates, both link directions) and no field is derived from
-# another, so injected inconsistent states evolve exactly as in the original.
-# An env is one 16-byte record (layout R_* below), stepped in place.
+# Compiler directives come only from setup.py (see gridsim/_core.pyx).
+"""The manipulation family's kernel (gridroboman): ``RobomanKernel`` and its constants.
+
+A 7x7 grid without interior walls; positions are (x, y). Every field is stored
+verbatim (held coordinates, both link directions) and no field is derived from
+another, so injected inconsistent states evolve exactly as in the original.
+An env is one 16-byte record (layout R_* below), stepped in place. ``RobomanKernel`` meets
+the contract of ``gridsim/engine/kernel.pxd``; the step skeleton
+(``gridsim/engine/_skeleton.pxi``) is compiled here for it alone.
+"""
+
+cimport cython
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.string cimport memset
+
+from gridsim.engine._rng cimport TAG_EPISODE, next_bounded, stream_seed
+from gridsim.engine.kernel cimport EventBuf, Kernel, emit_event
+
+import numpy as np
+
+# The skeleton's loops are compiled for this family's one kernel class.
+ctypedef fused kernel_t:
+    RobomanKernel
+
+include "../engine/_skeleton.pxi"
 
 
 # Observation kinds.
@@ -203,7 +222,6 @@ cdef class RobomanKernel(Kernel):
     cdef readonly int obs_kind, obs_size
     cdef readonly int task_in_obs, num_tasks
     cdef public int exclude_solved       # redraw solved placements (read at reset only)
-    cdef public int64_t max_steps        # limit of new episodes: truncated on the step where timer == it
 
     # ---- tables ----
     cdef const int8_t[::1] task_kind      # (36,) goal kind of each task id
@@ -355,7 +373,22 @@ cdef class RobomanKernel(Kernel):
             self.obs_u8 = obs.reshape(self.num_envs, -1)
 
     # ------------------------------------------------------------------ step
-    # Hooks of the step skeleton (_engine.pxi).
+    # Entry hooks (gridsim/engine/kernel.pxd): the skeleton's loops, compiled for this class.
+
+    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
+        return reset_units(self, mask)
+
+    cdef int run_observe(self) noexcept nogil:
+        return observe_units(self)
+
+    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi); a step is truncated
+    # where the timer reaches the episode's limit.
 
     cdef inline int unit_rows(self) noexcept nogil:
         return 1

@@ -1,0 +1,141 @@
+# cython: language_level=3
+"""The contract every family's kernel meets, declared once (as sklearn/tree/_criterion.pxd declares Criterion).
+
+``Kernel`` holds the fields every family shares (batch shape, episode bookkeeping, event
+buffers, step outputs, errors) and the four entry hooks the Python entry points call, once
+per batch call: ``run_reset``, ``run_observe``, ``run_step_i64`` and ``run_step_i32``. Their
+bodies here (``gridsim/engine/kernel.pyx``) report ``E_INTERNAL``: a kernel that does not
+override them fails with an error code, never by running another family's loop.
+
+A family's kernel is a ``@cython.final`` subclass of ``Kernel`` in its own extension module,
+``gridsim/<family>/_kernel.pyx``. That module includes the step skeleton
+(``gridsim/engine/_skeleton.pxi``), specialised on its one kernel class through a
+single-member fused type ``kernel_t``, and overrides each entry hook with a call of the
+skeleton's loop; the skeleton's calls of the family's per-unit hooks (``reset_one``,
+``step_one``, ``write_obs``, ...; the skeleton's header lists them) are then direct and inlined.
+
+Family-specific enums (nav's tile flags, roboman's record layout, kitchen tile kinds, each
+family's event ids) live in the family's module.
+"""
+
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+
+cdef extern from *:
+    int GRIDSIM_DEBUG  # set by setup.py: 1 when built with GRIDSIM_CYTHON_DEBUG=1
+    int GRIDSIM_OPENMP  # set by setup.py: 1 when built with OpenMP (-fopenmp)
+    int GRIDSIM_SANITIZE  # set by setup.py: 1 when built with GRIDSIM_SANITIZE=1
+
+# Error codes the kernel reports instead of raising inside nogil.
+cdef enum:
+    E_OK = 0
+    E_BAD_ACTION = 1    # discrete action out of range
+    E_NAN_ACTION = 2    # NaN in a continuous action (nan_action="error")
+    E_NEEDS_RESET = 3   # DISABLED mode: stepping an env that ended without a reset
+    E_BAD_SHAPE = 4     # action array of the wrong length
+    E_INTERNAL = 5      # a kernel bug: an index escaped its array (debug builds), or an entry hook
+                        # the kernel does not implement
+
+# Autoreset modes; CONTINUE is the single-env view's (no reset, no error, no statistics).
+cdef enum:
+    AR_NEXT_STEP = 0
+    AR_SAME_STEP = 1
+    AR_DISABLED = 2
+    AR_CONTINUE = 3
+
+
+# Raw pointers into a batch's event buffers (gridsim.state.alloc_event_buffers), bound by a
+# step call (a local: a pointer member would make the kernels unpicklable); U worlds (envs, or
+# kitchens), E slots per world and step, F int32 fields per event.
+cdef struct EventBuf:
+    int16_t* types       # (U, E) 1-based index into the family's event specs
+    int32_t* payload     # (U, E, F) fields, unused ones -1
+    int32_t* count       # (U,) events recorded in the world's last step
+    int64_t* dropped     # (U,) events lost to overflow, cumulative
+    Py_ssize_t units     # U
+    int cap              # E >= 1
+    int nf               # F in 1..4
+
+
+cdef inline void emit_event(EventBuf* b, Py_ssize_t u, int kind, int32_t f0, int32_t f1,
+                            int32_t f2, int32_t f3) noexcept nogil:
+    # Record one event of world u, or count it as dropped when the world's slots are full.
+    # Fields past the payload width are not stored; callers pass -1 for fields the event lacks.
+    cdef int32_t c = b.count[u]
+    cdef int32_t* p
+    if <uint32_t>c >= <uint32_t>b.cap:
+        b.dropped[u] += 1
+        return
+    b.types[u * b.cap + c] = <int16_t>kind
+    p = b.payload + (u * b.cap + c) * b.nf
+    p[0] = f0
+    if b.nf > 1:
+        p[1] = f1
+        if b.nf > 2:
+            p[2] = f2
+            if b.nf > 3:
+                p[3] = f3
+    b.count[u] = c + 1
+
+
+cdef inline bint use_threads(int nt, Py_ssize_t units, int min_units) noexcept nogil:
+    # Whether a loop over `units` units runs on nt threads. Smaller batches than min_units (the
+    # family's: where 2 threads measured no faster than 1) run on one thread whatever nt says.
+    return GRIDSIM_OPENMP != 0 and nt > 1 and units >= min_units
+
+
+cdef class Kernel:
+    """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
+
+    cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
+    cdef public int num_threads          # threads of the loops over units, read at every call (1: none)
+    cdef public int thread_min_units     # smaller batches run on one thread (the family's default)
+    cdef public int64_t max_steps        # limit of new episodes (0 or less, or past int32: none); each
+                                         # reset copies it to ep_max_steps
+    cdef readonly int events_on, max_events, num_event_fields
+    cdef readonly int err_env, err_code  # the last call's error: the row (-1: none) and E_* code
+
+    # ---- shape of a batch: U units of R rows, A actions each (set by bind_shared) ----
+    cdef Py_ssize_t units                # U >= 1 (0 only in a kernel nothing was bound to)
+    cdef int rows_per_unit               # R: output rows per unit (1, or a kitchen's agents)
+    cdef int acts_per_unit               # A: actions per unit and step
+    cdef int64_t num_choices             # valid discrete actions are 0 .. num_choices - 1
+    cdef bint errors_in_env_order        # report the lowest env's error of either kind (roboman)
+                                         # rather than a bad action before a pending reset
+
+    # ---- per-unit episode bookkeeping ----
+    cdef int64_t[::1] episode            # (U,) episode counter of the unit's key
+    cdef double[::1] ep_return           # (U,) return so far; 0 at reset
+    cdef uint8_t[::1] needs_reset        # (U,) bool: ended; reset pending (NEXT_STEP) or required (DISABLED)
+    cdef int32_t[::1] ep_max_steps       # (U,) the current episode's limit, 0 = none (max_steps at its reset)
+
+    # ---- events (the family's event specs), one world per unit ----
+    cdef int16_t[:, ::1] event_type      # (U, E) 1-based event type, 0 unused
+    cdef int32_t[:, :, ::1] event_payload  # (U, E, F) fields, unused ones -1
+    cdef int32_t[::1] event_count        # (U,) events of the unit's last step
+    cdef int64_t[::1] event_dropped      # (U,) events lost to overflow, cumulative
+
+    # ---- per-row outputs (U * R rows), rewritten every call ----
+    cdef float[::1] rewards              # (U * R,)
+    cdef uint8_t[::1] terminated         # (U * R,) bool
+    cdef uint8_t[::1] truncated          # (U * R,) bool
+    cdef uint8_t[::1] final_mask         # (U * R,) bool: SAME_STEP final observations written
+    cdef uint8_t[::1] stat_mask          # (U * R,) bool: an episode ended on this call
+    cdef double[::1] stat_return         # (U * R,) its return (0 where stat_mask is False)
+    cdef int32_t[::1] stat_length        # (U * R,) its length (0 where stat_mask is False)
+    cdef uint8_t[::1] stat_success       # (U * R,) bool: ended terminated (bound when the state has it)
+    cdef bint has_success                # stat_success is bound
+    cdef int32_t[::1] ended_rows         # (U * R,) rows whose stat_* / final_mask the last call set
+    cdef Py_ssize_t n_ended              # valid entries of ended_rows
+
+    cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
+                     int64_t num_choices, int thread_min_units)
+
+    # ---- entry hooks: one call per batch call, overridden by every family's kernel ----
+    # Each returns -1 with err_code (and err_env) set on error; the base reports E_INTERNAL.
+    # reset every unit u with mask[u] nonzero (mask: (U,)): its next episode, events cleared, observations
+    cdef int run_reset(self, const uint8_t* mask) noexcept nogil
+    # rewrite every row's observation from the state
+    cdef int run_observe(self) noexcept nogil
+    # validate n actions (U * A expected), then step every unit: the rows whose episode ended, or -1
+    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil
+    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil

@@ -1,0 +1,29 @@
+"""Typed stub of the kernel contract's base (``gridsim/engine/kernel.pyx``, declared in ``kernel.pxd``).
+
+Every family's kernel (``gridsim.<family>._kernel``) subclasses :class:`Kernel`.
+"""
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import disjoint_base
+
+@disjoint_base
+class Kernel:
+    """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
+
+    autoreset_mode: int
+    num_threads: int
+    thread_min_units: int
+    max_steps: int
+    events_on: int
+    max_events: int
+    num_event_fields: int
+    err_env: int
+    err_code: int
+
+    def bind_obs(self, obs: npt.NDArray[np.generic]) -> None: ...
+    def sync_outputs(self) -> None: ...
+    def reset(self, mask: npt.NDArray[np.uint8]) -> None: ...
+    def observe(self) -> None: ...
+    def step_i64(self, actions: npt.NDArray[np.int64]) -> int: ...
+    def step_i32(self, actions: npt.NDArray[np.int32]) -> int: ...

@@ -1,0 +1,177 @@
+# Compiler directives come only from setup.py (see gridsim/_core.pyx).
+"""The base of every family's kernel: shared arrays, the Python entry points, the entry hooks' defaults.
+
+The contract (fields, hooks, error codes, event buffers) is declared in ``kernel.pxd``; each
+family's kernel (``gridsim/<family>/_kernel.pyx``) subclasses :class:`Kernel` and overrides
+its entry hooks with the step skeleton (``_skeleton.pxi``) specialised on the family. The
+Python entry points below make one (virtual) hook call per batch call, nothing per env.
+"""
+
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+
+import numpy as np
+
+# Batches of fewer actions step with the GIL held: releasing and retaking it costs about
+# 0.1 us a call, a quarter of a 64-env navigation step. Larger batches (and any call that
+# runs on threads) release it, so other Python threads run during the step.
+cdef enum:
+    NOGIL_MIN_ACTIONS = 16384
+
+ctypedef fused discrete_t:
+    int32_t
+    int64_t
+
+
+def _check_event_buffers(state, Py_ssize_t units):
+    """Check that a state's event arrays fit a kernel of ``units`` worlds (raises ValueError)."""
+    cdef int16_t[:, ::1] types = state.event_type
+    cdef int32_t[:, :, ::1] payload = state.event_payload
+    cdef int32_t[::1] count = state.event_count
+    cdef int64_t[::1] dropped = state.event_dropped
+    if units < 1 or not (types.shape[0] == payload.shape[0] == count.shape[0] == dropped.shape[0] == units):
+        raise ValueError(f"event buffers must have {units} rows (one per simulated world)")
+    if types.shape[1] < 1 or payload.shape[1] != types.shape[1] or types.shape[1] != state.max_events:
+        raise ValueError("event buffers need max_events (>= 1) slots per world")
+    if not 1 <= payload.shape[2] <= 4 or payload.shape[2] != state.num_event_fields:
+        raise ValueError("event payloads have num_event_fields fields, 1 to 4")
+
+
+cdef Py_ssize_t step_call(Kernel self, const discrete_t[::1] actions):
+    # One step hook call; the GIL is released for large batches and threaded loops.
+    cdef const discrete_t* a = &actions[0] if actions.shape[0] > 0 else NULL
+    cdef Py_ssize_t n = actions.shape[0]
+    if n < NOGIL_MIN_ACTIONS and not use_threads(self.num_threads, self.units, self.thread_min_units):
+        if discrete_t is int64_t:
+            return self.run_step_i64(a, n)
+        else:
+            return self.run_step_i32(a, n)
+    with nogil:
+        if discrete_t is int64_t:
+            return self.run_step_i64(a, n)
+        else:
+            return self.run_step_i32(a, n)
+
+
+cdef kernel_error(Kernel self, str call):
+    # The exception of an entry point whose hook failed (reset and observe have no error path
+    # of their own: their only error is a kernel that does not implement them).
+    from gridsim.errors import KernelError
+    detail = " (the kernel does not implement this entry point)" if self.err_code == E_INTERNAL else ""
+    return KernelError(f"{type(self).__name__}.{call}: kernel error code {self.err_code}{detail}",
+                       env=self.err_env, code=self.err_code)
+
+
+cdef class Kernel:
+    """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors.
+
+    A kernel of no family (this class, or a subclass that does not override the entry hooks)
+    binds nothing; its entry points fail with ``E_INTERNAL``.
+    """
+
+    def __reduce__(self):
+        # A kernel holds typed views of its env's arrays; an automatic pickle would rebuild one
+        # with nothing bound (a crash at the next call). Envs pickle themselves from their state.
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object: pickle or copy the env "
+                        "instead (it is rebuilt from its constructor arguments and state_dict())")
+
+    cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
+                     int64_t num_choices, int thread_min_units):
+        # Bind the shared arrays of a family's state (each bound here and nowhere else).
+        # thread_min_units: the smallest batch whose loops run on threads (the family's figure).
+        self.units = units
+        self.rows_per_unit = rows_per_unit
+        self.acts_per_unit = acts_per_unit
+        self.num_choices = num_choices
+        self.autoreset_mode = state.autoreset_mode
+        self.episode = state.episode
+        self.ep_return = state.ep_return
+        self.needs_reset = state.needs_reset.view(np.uint8)
+        self.ep_max_steps = state.ep_max_steps
+        self.events_on = state.events_on
+        self.max_events = state.max_events
+        self.num_event_fields = state.num_event_fields
+        self.event_type = state.event_type
+        self.event_payload = state.event_payload
+        self.event_count = state.event_count
+        self.event_dropped = state.event_dropped
+        _check_event_buffers(state, units)
+        self.rewards = state.rewards
+        self.terminated = state.terminated.view(np.uint8)
+        self.truncated = state.truncated.view(np.uint8)
+        self.final_mask = state.final_mask.view(np.uint8)
+        self.stat_mask = state.stat_mask.view(np.uint8)
+        self.stat_return = state.stat_return
+        self.stat_length = state.stat_length
+        self.has_success = hasattr(state, "stat_success")
+        if self.has_success:
+            self.stat_success = state.stat_success.view(np.uint8)
+        self.ended_rows = state.ended_rows
+        self.sync_outputs()
+        self.err_env = -1
+        self.err_code = E_OK
+        self.num_threads = 1
+        self.thread_min_units = thread_min_units
+
+    # ---- entry hooks: a kernel that does not override one reports an internal error ----
+
+    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
+        self.err_code = E_INTERNAL
+        self.err_env = -1
+        return -1
+
+    cdef int run_observe(self) noexcept nogil:
+        self.err_code = E_INTERNAL
+        self.err_env = -1
+        return -1
+
+    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+        self.err_code = E_INTERNAL
+        self.err_env = -1
+        return -1
+
+    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+        self.err_code = E_INTERNAL
+        self.err_env = -1
+        return -1
+
+    # ---- Python entry points ----
+
+    def bind_obs(self, obs):
+        """Write observations into ``obs`` (rows, *obs_shape) from now on (every row is rewritten each step)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement bind_obs")
+
+    def sync_outputs(self):
+        """Rebuild the list of rows whose statistics are set (after the stat arrays are loaded)."""
+        cdef Py_ssize_t i
+        self.n_ended = 0
+        for i in range(self.units * self.rows_per_unit):
+            if self.stat_mask[i] or self.final_mask[i]:
+                self.ended_rows[self.n_ended] = <int32_t>i
+                self.n_ended += 1
+
+    def reset(self, const uint8_t[::1] mask):
+        """Reset every unit whose mask entry is nonzero, clear its events and write its observations."""
+        cdef const uint8_t* m = &mask[0] if mask.shape[0] > 0 else NULL
+        cdef int rc
+        if mask.shape[0] != self.units:
+            raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.units}")
+        with nogil:
+            rc = self.run_reset(m)
+        if rc < 0:
+            raise kernel_error(self, "reset")
+
+    def observe(self):
+        """Rewrite every row's observation from the state (after a state is injected)."""
+        cdef int rc
+        with nogil:
+            rc = self.run_observe()
+        if rc < 0:
+            raise kernel_error(self, "observe")
+
+    def step_i64(self, const int64_t[::1] actions):
+        """Step every unit with int64 actions (U * A,); returns rows that ended, or -1 on error."""
+        return step_call(self, actions)
+
+    def step_i32(self, const int32_t[::1] actions):
+        """Step every unit with int32 actions (U * A,); returns rows that ended, or -1 on error."""
+        return step_call(self, actions)
