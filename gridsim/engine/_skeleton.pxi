@@ -15,7 +15,9 @@
 #   step_one(&ctx, u, actions, ev, limit, &reward, &truncated) -> terminated   one step of
 #                                  unit u's rules (its actions: actions[u * A:(u + 1) * A]); events go to ev (NULL with events off); limit: the
 #                                  episode's ep_max_steps value (0 = none), read per family
-#   reset_one(u)                   start unit u's next episode
+#   reset_one(u)                   place unit u's world for its next episode (drawing from
+#                                  rng[u]); the bookkeeping around it is the skeleton's
+#                                  (start_episode)
 #   write_obs(u, final)            all R observation rows of unit u (or its final ones)
 #   observe_step(&ctx, u)          the observation after a step that did not reset
 #   ep_length(u)                   the episode's length for stat_length
@@ -44,6 +46,7 @@ cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
+from gridsim.engine._rng cimport TAG_EPISODE, stream_seed
 from gridsim.engine.kernel cimport (
     AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_NEEDS_RESET, E_OK,
     EventBuf, Kernel, use_threads,
@@ -79,9 +82,25 @@ ctypedef fused limits_t:
     OneLimit
 
 
+cdef inline void start_episode(kernel_t self, Py_ssize_t u) noexcept nogil:
+    # Start unit u's episode episode[u]: the engine's bookkeeping around the family's reset_one,
+    # which only places the world. Used by Python resets and by both autoreset modes.
+    cdef int64_t m = self.max_steps
+    if self.has_stream:
+        # The episode's stream depends on the unit's key and episode counter alone.
+        self.rng[u] = stream_seed(self.key[u, 0], self.key[u, 1], TAG_EPISODE, <uint64_t>self.episode[u])
+    self.reset_one(u)
+    if self.has_stream:
+        self.reseed[u] = 0  # reset_one drew the family's per-key tables, if it has any
+    # int32 holds every limit an episode can reach; larger ones (and 0 or less) never truncate.
+    self.ep_max_steps[u] = <int32_t>m if 0 < m <= 0x7FFFFFFF else 0
+    self.ep_return[u] = 0.0
+    self.needs_reset[u] = 0
+
+
 cdef inline void reset_unit(kernel_t self, const uint8_t* mask, Py_ssize_t u) noexcept nogil:
     if mask[u]:
-        self.reset_one(u)
+        start_episode(self, u)
         if self.events_on:
             self.event_count[u] = 0
         self.write_obs(u, False)
@@ -274,7 +293,7 @@ cdef inline void run_span(kernel_t self, const action_t* actions, const events_t
         if needs_reset[u] and mode == AR_NEXT_STEP:
             # The actions are ignored: this call starts the next episode (Gymnasium NEXT_STEP).
             episode[u] += 1
-            self.reset_one(u)
+            start_episode(self, u)
             for r in range(r0, r0 + R):
                 rewards[r] = 0.0
                 terminated[r] = 0
@@ -307,7 +326,7 @@ cdef inline void run_span(kernel_t self, const action_t* actions, const events_t
                 for r in range(r0, r0 + R):
                     final_mask[r] = 1
                 episode[u] += 1
-                self.reset_one(u)
+                start_episode(self, u)
                 self.write_obs(u, False)
                 continue
             needs_reset[u] = 1

@@ -102,11 +102,17 @@ cdef class Kernel:
     cdef bint errors_in_env_order        # report the lowest env's error of either kind (roboman)
                                          # rather than a bad action before a pending reset
 
-    # ---- per-unit episode bookkeeping ----
+    # ---- per-unit episode bookkeeping (the skeleton's start_episode writes it at every reset) ----
     cdef int64_t[::1] episode            # (U,) episode counter of the unit's key
     cdef double[::1] ep_return           # (U,) return so far; 0 at reset
     cdef uint8_t[::1] needs_reset        # (U,) bool: ended; reset pending (NEXT_STEP) or required (DISABLED)
     cdef int32_t[::1] ep_max_steps       # (U,) the current episode's limit, 0 = none (max_steps at its reset)
+    cdef bint has_stream                 # the family's episodes draw from a per-unit stream: key, rng
+                                         # and reseed are bound (the kitchen draws nothing)
+    cdef uint64_t[:, ::1] key            # (U, 2) 128-bit key of the unit's random streams
+    cdef uint64_t[::1] rng               # (U,) episode stream: seeded at reset from key and episode
+    cdef uint8_t[::1] reseed             # (U,) bool: a new key; the family's per-key tables are drawn
+                                         # at the next reset (reset_one reads it), cleared after it
 
     # ---- events (the family's event specs), one world per unit ----
     cdef int16_t[:, ::1] event_type      # (U, E) 1-based event type, 0 unused
@@ -128,7 +134,7 @@ cdef class Kernel:
     cdef Py_ssize_t n_ended              # valid entries of ended_rows
 
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
-                     int64_t num_choices, int thread_min_units)
+                     int64_t num_choices, int thread_min_units, bint stream)
 
     # ---- entry hooks: one call per batch call, overridden by every family's kernel ----
     # Each returns -1 with err_code (and err_env) set on error; the base reports E_INTERNAL.

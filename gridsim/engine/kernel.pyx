@@ -75,9 +75,10 @@ cdef class Kernel:
                         "instead (it is rebuilt from its constructor arguments and state_dict())")
 
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
-                     int64_t num_choices, int thread_min_units):
+                     int64_t num_choices, int thread_min_units, bint stream):
         # Bind the shared arrays of a family's state (each bound here and nowhere else).
-        # thread_min_units: the smallest batch whose loops run on threads (the family's figure).
+        # thread_min_units: the smallest batch whose loops run on threads (the family's figure);
+        # stream: the family's episodes draw from the per-unit stream (key, rng and reseed bound).
         self.units = units
         self.rows_per_unit = rows_per_unit
         self.acts_per_unit = acts_per_unit
@@ -87,6 +88,11 @@ cdef class Kernel:
         self.ep_return = state.ep_return
         self.needs_reset = state.needs_reset.view(np.uint8)
         self.ep_max_steps = state.ep_max_steps
+        self.has_stream = stream
+        if stream:
+            self.key = state.key
+            self.rng = state.rng
+            self.reseed = state.reseed.view(np.uint8)
         self.events_on = state.events_on
         self.max_events = state.max_events
         self.num_event_fields = state.num_event_fields

@@ -136,7 +136,7 @@ cdef class KitchenKernel(Kernel):
         self.moves = state.moves
         # A kitchen step is ~100 ns: 2 threads measured faster than 1 from ~128 kitchens.
         self.bind_shared(state, self.num_kitchens, self.num_agents if self.agent_rows else 1,
-                         self.num_agents, 5, 256)
+                         self.num_agents, 5, 256, False)
 
     # ---------------------------------------------------------------- rules
 
@@ -239,7 +239,7 @@ cdef class KitchenKernel(Kernel):
     # ---------------------------------------------------------------- reset
 
     cdef void reset_one(self, Py_ssize_t k) noexcept nogil:
-        # Kitchens are deterministic: fixed starts and items.
+        # Kitchens are deterministic: fixed starts and items (no random stream).
         cdef int a
         for a in range(self.num_agents):
             self.agent_cell[k, a] = self.start_cell[a]
@@ -249,9 +249,6 @@ cdef class KitchenKernel(Kernel):
         self.solved[k] = 0
         self.n_delivered[k] = 0
         self.t[k] = 0
-        self.ep_max_steps[k] = self.max_steps if self.max_steps > 0 else 0
-        self.ep_return[k] = 0.0
-        self.needs_reset[k] = 0
 
     def bind_obs(self, obs):
         """Write observations into ``obs`` (R, *obs_shape) from now on (every row is rewritten each step)."""

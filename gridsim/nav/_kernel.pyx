@@ -12,7 +12,7 @@ from libc.math cimport isnan
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from gridsim.engine._rng cimport TAG_EPISODE, TAG_TABLE, next_bounded, sample_dist, stream_seed
+from gridsim.engine._rng cimport TAG_TABLE, next_bounded, sample_dist, stream_seed
 from gridsim.engine.kernel cimport (
     AR_NEXT_STEP, E_BAD_SHAPE, E_INTERNAL, E_NAN_ACTION, E_OK, GRIDSIM_DEBUG, EventBuf, Kernel, emit_event,
 )
@@ -142,7 +142,8 @@ cdef class NavKernel(Kernel):
     cdef const double[::1] dist_a            # (T,)
     cdef const double[::1] dist_b            # (T,)
 
-    # ---- per-env state (owned by gridsim.nav.state.NavState; episode bookkeeping in Kernel) ----
+    # ---- per-env state (owned by gridsim.nav.state.NavState; episode bookkeeping, the key, the
+    # episode stream and reseed (draw the fixed reward table at the next reset) in Kernel) ----
     cdef int32_t[::1] map_id          # (N,) which level map
     cdef uint8_t[:, ::1] grid         # (G, Hp * Wp) current tiles; G = N if mutable else M
     cdef uint8_t[:, ::1] cell_flags   # (G, Hp * Wp) F_* bits of the current tiles
@@ -152,9 +153,6 @@ cdef class NavKernel(Kernel):
     cdef readonly int per_env_table   # cell_reward is drawn per env seed (R = N)
     cdef int32_t[::1] agent_cell      # (N,) the agent's cell
     cdef int32_t[::1] step_count      # (N,) steps in the current episode
-    cdef uint64_t[:, ::1] key         # (N, 2) 128-bit per-env key
-    cdef uint64_t[::1] rng            # (N,) episode stream state
-    cdef uint8_t[::1] reseed          # (N,) draw the fixed reward table at the next reset
     cdef int32_t[::1] start_override  # (N,) >= 0: the next reset starts at this cell
 
     # ---- outputs ----
@@ -220,9 +218,6 @@ cdef class NavKernel(Kernel):
         self.reward_index = state.reward_index
         self.agent_cell = state.agent_cell
         self.step_count = state.step_count
-        self.key = state.key
-        self.rng = state.rng
-        self.reseed = state.reseed.view(np.uint8)
         self.start_override = state.start_override
         if state.obs.dtype == np.int32:
             self.obs_i32 = state.obs.reshape(self.num_envs, -1)
@@ -232,7 +227,7 @@ cdef class NavKernel(Kernel):
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
         self.moves = state.moves
         # An env step is a few ns: 2 threads measured slower than 1 up to ~1024 envs, faster from 2048.
-        self.bind_shared(state, self.num_envs, 1, 1, self.num_actions, 2048)
+        self.bind_shared(state, self.num_envs, 1, 1, self.num_actions, 2048, True)
 
     # ------------------------------------------------------------------ reset
 
@@ -266,16 +261,14 @@ cdef class NavKernel(Kernel):
                         self.cell_reward[ri, 1, cell] = self.cell_reward[ri, 0, cell]
 
     cdef void reset_one(self, Py_ssize_t i) noexcept nogil:
-        # Start episode self.episode[i] of env i: restore the map, pick the start, then the goal.
+        # Place env i for episode self.episode[i]: draw its table after a new key, restore the map,
+        # pick the start, then the goal (rng[i] is seeded; the skeleton clears reseed[i] after this).
         cdef Py_ssize_t m = self.map_id[i]
         cdef Py_ssize_t g = self.grid_index[i]
         cdef Py_ssize_t k, j, n, cell
         cdef uint64_t* s = &self.rng[i]
-        if self.reseed[i]:
-            if self.per_env_table:
-                self.draw_table(i)
-            self.reseed[i] = 0
-        s[0] = stream_seed(self.key[i, 0], self.key[i, 1], TAG_EPISODE, <uint64_t>self.episode[i])
+        if self.reseed[i] and self.per_env_table:
+            self.draw_table(i)  # from its own stream: rng[i] is left alone
         if self.mutable:
             memcpy(&self.grid[g, 0], &self.level_tiles[m, 0], self.map_cells)
             memcpy(&self.cell_flags[g, 0], &self.level_flags[m, 0], self.map_cells)
@@ -294,9 +287,6 @@ cdef class NavKernel(Kernel):
                     self.grid[g, cell] = self.default_tile
                     self.cell_flags[g, cell] = <uint8_t>self.tile_flags[self.default_tile]
         self.step_count[i] = 0
-        self.ep_max_steps[i] = self.max_steps if self.max_steps > 0 else 0
-        self.ep_return[i] = 0.0
-        self.needs_reset[i] = 0
 
     def redraw_table(self, Py_ssize_t i):
         """Draw env i's fixed-reward table from its current key (after a key is injected)."""

@@ -13,7 +13,7 @@ cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
-from gridsim.engine._rng cimport TAG_EPISODE, next_bounded, stream_seed
+from gridsim.engine._rng cimport next_bounded
 from gridsim.engine.kernel cimport EventBuf, Kernel, emit_event
 
 import numpy as np
@@ -229,13 +229,11 @@ cdef class RobomanKernel(Kernel):
     cdef const int8_t[::1] task_y         # (36,) Y object, -1 for one-object tasks
     cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
 
-    # ---- per-env state (owned by gridsim.roboman.state.RobomanState); -1 means None ----
+    # ---- per-env state (owned by gridsim.roboman.state.RobomanState; the key, the episode stream
+    # and reseed (no per-seed tables here) in Kernel); -1 means None ----
     cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held, task (layout above)
     cdef int64_t[::1] timer               # (N,) steps in this episode
     cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
-    cdef uint64_t[:, ::1] key             # (N, 2)
-    cdef uint64_t[::1] rng                # (N,) episode stream state
-    cdef uint8_t[::1] reseed              # (N,) bool: cleared at reset (no per-seed tables here)
 
     # ---- outputs ----
     cdef float[:, ::1] obs_f32            # (N, obs_size) vector observations
@@ -260,9 +258,6 @@ cdef class RobomanKernel(Kernel):
         self.record = state.record
         self.timer = state.timer
         self.task_slot = state.task_slot
-        self.key = state.key
-        self.rng = state.rng
-        self.reseed = state.reseed.view(np.uint8)
         if self.obs_kind == ROBO_OBS_VECTOR:
             self.obs_f32 = state.obs
             self.final_f32 = state.final_obs
@@ -272,7 +267,7 @@ cdef class RobomanKernel(Kernel):
         self.action_mask = state.action_mask
         self.final_action_mask = state.final_action_mask
         # 2 threads measured slower than 1 up to ~1024 envs, faster from 2048.
-        self.bind_shared(state, self.num_envs, 1, 1, 7, 2048)
+        self.bind_shared(state, self.num_envs, 1, 1, 7, 2048, True)
         # A bad action and a pending reset are reported in env order (the lowest env's first).
         self.errors_in_env_order = True
 
@@ -323,14 +318,14 @@ cdef class RobomanKernel(Kernel):
     # ----------------------------------------------------------------- reset
 
     cdef void reset_one(self, Py_ssize_t i) noexcept nogil:
-        # Draw env i's task, then a placement uniform over 4 distinct cells: agent = U(49),
-        # then each object the k-th free cell (increasing y * 7 + x) with k = U(48 - j).
+        # Draw env i's task from its (seeded) episode stream, then a placement uniform over 4
+        # distinct cells: agent = U(49), then each object the k-th free cell (increasing
+        # y * 7 + x) with k = U(48 - j).
         cdef uint64_t* s = &self.rng[i]
         cdef int8_t* r = &self.record[i, 0]
         cdef int taken[4]
         cdef int order[4]  # the taken cells, sorted
         cdef int j, c, q, t
-        s[0] = stream_seed(self.key[i, 0], self.key[i, 1], TAG_EPISODE, <uint64_t>self.episode[i])
         self.task_slot[i] = <int16_t>next_bounded(s, self.num_tasks)
         t = self.task_set[self.task_slot[i]]
         while True:
@@ -359,11 +354,6 @@ cdef class RobomanKernel(Kernel):
             if not (self.exclude_solved and robo_goal(r, self.task_kind[t], self.task_x[t], self.task_y[t])):
                 break
         self.timer[i] = 0
-        # int32 holds every limit an episode can reach; larger ones never truncate.
-        self.ep_max_steps[i] = <int32_t>self.max_steps if 0 < self.max_steps <= 0x7FFFFFFF else 0
-        self.ep_return[i] = 0.0
-        self.needs_reset[i] = 0
-        self.reseed[i] = 0
 
     def bind_obs(self, obs):
         """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
