@@ -199,8 +199,9 @@ setup(
     packages=[*PACKAGES, "gridsim.builtin_levels"],
     package_dir={"gridsim.builtin_levels": "levels"},
     package_data={
-        # The compiled modules' stubs and Cython declarations, wherever they are.
-        **{package: ["*.pyi", "*.pxd"] for package in PACKAGES},
+        # The compiled modules' stubs and Cython declarations (the kernel contract and its
+        # skeleton), wherever they are.
+        **{package: ["*.pyi", "*.pxd", "*.pxi"] for package in PACKAGES},
         "gridsim": ["*.pyi", "*.pxd", "py.typed"],
         "gridsim.builtin_levels": ["*.py", "*/*.txt", "*/*.py", "*/*/*.txt", "*/*/*.py", "*.md"],
     },
