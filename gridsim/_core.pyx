@@ -13,11 +13,11 @@ final observations, events, errors; ``gridsim/engine/_skeleton.pxi``) for its ow
 class, which supplies only per-env pieces (reset one env, step one env's rules, write its
 observation).
 
-Every array belongs to numpy (``gridsim.state``); a kernel binds typed views to
+Every array belongs to numpy (``gridsim.engine.state``); a kernel binds typed views to
 them once and writes its results in place. Inputs are validated in a first pass
 over the batch, before any state changes, so a bad action raises without touching
 any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
-Python exceptions in ``gridsim.vector``. The skeleton's loops over units run on OpenMP
+Python exceptions in ``gridsim.engine.vector``. The skeleton's loops over units run on OpenMP
 threads (the kernel's ``num_threads``) when the modules are built with OpenMP and a batch
 has at least its ``thread_min_units`` units (each family sets its own).
 """
@@ -63,7 +63,7 @@ DERIVE_KEYS_THREAD_MIN = KEYS_THREAD_MIN
 
 def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1] out,
                 int num_threads=1):
-    """Write env i's key for ``seeds[i]`` into ``out[i]``, the same as ``gridsim.rng.derive_keys``.
+    """Write env i's key for ``seeds[i]`` into ``out[i]``, the same as ``gridsim.engine.rng.derive_keys``.
 
     Every key depends on its seed alone, so the thread count never changes a key.
 
@@ -90,7 +90,7 @@ def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1]
 
 
 def rng_stream(uint64_t state, Py_ssize_t n):
-    """The first n outputs of the kernel's SplitMix64 stream (tests compare with gridsim.rng)."""
+    """The first n outputs of the kernel's SplitMix64 stream (tests compare with gridsim.engine.rng)."""
     out = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] o = out
     cdef Py_ssize_t k
@@ -100,7 +100,7 @@ def rng_stream(uint64_t state, Py_ssize_t n):
 
 
 def rng_samples(uint64_t state, int kind, double a, double b, Py_ssize_t n):
-    """n draws of a reward distribution from one stream (tests compare with gridsim.rng)."""
+    """n draws of a reward distribution from one stream (tests compare with gridsim.engine.rng)."""
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] o = out
     cdef Py_ssize_t k
@@ -110,7 +110,7 @@ def rng_samples(uint64_t state, int kind, double a, double b, Py_ssize_t n):
 
 
 def rng_bounded(uint64_t state, uint64_t bound, Py_ssize_t n):
-    """n bounded draws in [0, bound) from one stream (tests compare with gridsim.rng)."""
+    """n bounded draws in [0, bound) from one stream (tests compare with gridsim.engine.rng)."""
     out = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] o = out
     cdef Py_ssize_t k
@@ -120,5 +120,5 @@ def rng_bounded(uint64_t state, uint64_t bound, Py_ssize_t n):
 
 
 def rng_stream_seed(uint64_t key0, uint64_t key1, uint64_t tag, uint64_t counter):
-    """The kernel's stream_seed (tests compare with gridsim.rng.stream_seed)."""
+    """The kernel's stream_seed (tests compare with gridsim.engine.rng.stream_seed)."""
     return stream_seed(key0, key1, tag, counter)

@@ -43,7 +43,7 @@ cdef enum:
     AR_CONTINUE = 3
 
 
-# Raw pointers into a batch's event buffers (gridsim.state.alloc_event_buffers), bound by a
+# Raw pointers into a batch's event buffers (gridsim.engine.state.alloc_event_buffers), bound by a
 # step call (a local: a pointer member would make the kernels unpicklable); U worlds (envs, or
 # kitchens), E slots per world and step, F int32 fields per event.
 cdef struct EventBuf:
