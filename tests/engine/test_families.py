@@ -2,6 +2,7 @@
 
 import importlib
 import inspect
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -91,3 +92,16 @@ def test_list_settings_prints_every_familys_table(capsys):
 def test_make_vec_is_make():
     assert gridsim.make_vec is gridsim.make
     assert {"make", "make_vec"} <= set(gridsim.__all__)
+
+
+def test_the_layer_contract_lists_every_family_of_the_table():
+    # pyproject.toml's import-linter layers keep the families independent of each other and
+    # above the engine: the one line of configuration a new family adds, checked here.
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and newer
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    if not pyproject.is_file():
+        pytest.skip("pyproject.toml is not next to the tests")
+    contracts = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["type"] == "layers"]
+    family_layers = [layer for layer in layers if f"gridsim.{next(iter(FAMILIES))}" in layer.split(" | ")]
+    assert family_layers == [" | ".join(f"gridsim.{name}" for name in FAMILIES)]
