@@ -1,7 +1,7 @@
 """The kernel's random streams equal ``gridsim.engine.rng`` bit for bit, and look random.
 
 ``gridsim/engine/rng.py`` is the readable definition of every draw; the kernel implements
-the same functions in C (``gridsim/_rng.pxd``) and exposes test hooks
+the same functions in C (``gridsim/engine/_rng.pxd``) and exposes test hooks
 (``rng_stream``, ``rng_samples``, ``rng_stream_seed``). Bounded draws are not
 exposed directly; they are reached through resets (the start cell and, with
 ``randomize_goals``, the goal cell are bounded draws from the episode stream).
