@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/bench_eval.py                                   # nav, roboman, kitchen
+    python bench/bench_eval.py                                   # every family
     python bench/bench_eval.py --family nav --seeds 10000 --num-envs 256 1024 --repeats 7
 
 For each family (its registered id below), number of seeds and batch size, two things are
@@ -35,13 +35,11 @@ import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import gridsim  # noqa: E402
+from gridsim.families import FAMILIES  # noqa: E402
 from gridsim.tools.benchmark import machine_info  # noqa: E402
 
-FAMILY_IDS = {
-    "nav": "gridsim/PixelWorld-room1_small-v0",
-    "roboman": "gridsim/Gridroboman-LiftRed-v0",
-    "kitchen": "gridsim/Kitchen-open-divider_salad-v0",
-}
+# The id each family is evaluated on: its row's FamilyTools.eval_id.
+FAMILY_IDS = {name: row.tools.eval_id for name, row in FAMILIES.items() if row.tools.eval_id}
 
 
 def obs_policy(space):

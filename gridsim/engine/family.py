@@ -51,6 +51,7 @@ class FamilyTools:
         bench_kwargs: keyword arguments of a benchmark batch (``gridsim bench``, ``bench/``).
         bench_obs_types: the observation types ``gridsim bench`` times by default (None: the level's).
         agents_per_env: agents acting in one row of the batch, for agent-steps per second.
+        eval_id: the Gymnasium id ``bench/bench_eval.py`` evaluates ("": the family is not timed there).
         play_keys: key name -> action of ``gridsim play`` (None: no manual play).
         play_help: the keys' one-line help.
     """
@@ -60,6 +61,7 @@ class FamilyTools:
     bench_kwargs: Mapping[str, Any] = field(default_factory=dict)
     bench_obs_types: tuple[str | None, ...] = (None,)
     agents_per_env: int = 1
+    eval_id: str = ""
     play_keys: Mapping[str, int] | None = None
     play_help: str = ""
 

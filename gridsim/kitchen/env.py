@@ -370,6 +370,7 @@ FAMILY = Family(
     exports=("LevelParseError",),
     tools=FamilyTools(
         bench_level="kitchen/open-divider_salad",
+        eval_id="gridsim/Kitchen-open-divider_salad-v0",
         bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view
         agents_per_env=2,
     ),

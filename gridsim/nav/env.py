@@ -516,6 +516,7 @@ FAMILY = Family(
     exports=("TaskSampler",),
     tools=FamilyTools(
         bench_level="nav/room5_medium",
+        eval_id="gridsim/PixelWorld-room1_small-v0",
         bench_kwargs={"max_episode_steps": DEFAULT_MAX_STEPS},
         bench_obs_types=("coords", "view", "image"),
         play_keys={"up": 0, "right": 1, "down": 2, "left": 3},

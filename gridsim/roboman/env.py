@@ -374,6 +374,7 @@ FAMILY = Family(
     takes_map=False,
     tools=FamilyTools(
         bench_level="StackRedOnGreen",
+        eval_id="gridsim/Gridroboman-LiftRed-v0",
         bench_level_format="roboman:{}",
         play_keys={"up": 1, "down": 2, "left": 3, "right": 4, "l": 5, "p": 6, "n": 0},
         play_help="arrows move, L lift, P put, N wait",
