@@ -136,6 +136,11 @@ cdef class Kernel:
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
                      int64_t num_choices, int thread_min_units, bint stream)
 
+    # ---- what every family's kernel also defines, in Python (so not declared here) ----
+    # __init__(state): bind the family's arrays and call bind_shared; set max_steps.
+    # bind_obs(obs): write the observations into obs (U * R, *obs_shape) from now on; the base
+    # (kernel.pyx) raises NotImplementedError.
+
     # ---- entry hooks: one call per batch call, overridden by every family's kernel ----
     # Each returns -1 with err_code (and err_env) set on error; the base reports E_INTERNAL.
     # reset every unit u with mask[u] nonzero (mask: (U,)): its next episode, events cleared, observations
