@@ -16,12 +16,24 @@ if TYPE_CHECKING:
 
 
 def level_argument(text: str) -> str | Path:
-    """A ``--level`` or id argument: a file that exists (``./mine.txt``) as a Path, else the name.
+    """A ``--level`` or id argument: a registered id, else a file that exists (``./mine.txt``) as a Path, else the name.
 
-    Library calls resolve a str only inside the level directories; a file named on the
-    command line is the user's explicit choice, so it is loaded from where it is.
+    A registered Gymnasium id always means the id, even when the working directory holds a
+    file of that name (a note on stderr says the file is not read; ``./<id>`` names the
+    file). Library calls resolve a str only inside the level directories; any other file
+    named on the command line is the user's explicit choice, so it is loaded from where it is.
     """
-    return Path(text) if os.path.isfile(text) else text
+    if not os.path.isfile(text):
+        return text
+    import gymnasium as gym
+
+    import gridsim  # noqa: F401 - registers the ids
+
+    if text in gym.registry:
+        print(f"gridsim: {text!r} is a registered id; the file of that name in the working directory is not read "
+              f"(write ./{text} for the file)", file=sys.stderr)
+        return text
+    return Path(text)
 
 
 def _bench(args) -> int:
@@ -207,6 +219,7 @@ def _eval(args) -> int:
 
 
 def _render(args) -> int:
+    from gridsim.engine.draw import MAX_CELL_PX
     from gridsim.tools.policies import load_policy
     from gridsim.tools.record import MEDIA_SUFFIXES, record_episode, write_frames
 
@@ -217,8 +230,8 @@ def _render(args) -> int:
     suffix = os.path.splitext(args.out)[1].lower()
     if suffix not in MEDIA_SUFFIXES:
         return fail(f"--out {args.out}: the file must end in {', '.join(MEDIA_SUFFIXES)}")
-    if args.cell_px is not None and args.cell_px < 1:
-        return fail(f"--cell-px must be a positive integer, got {args.cell_px}")
+    if args.cell_px is not None and not 1 <= args.cell_px <= MAX_CELL_PX:
+        return fail(f"--cell-px must be an integer in 1..{MAX_CELL_PX}, got {args.cell_px}")
     try:
         policy = load_policy(args.policy)
     except (ValueError, ImportError, AttributeError) as e:
@@ -309,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("bench", help="throughput of a level, by name (env-steps per second)")
     b.add_argument("--level", default="nav/room5_medium", type=level_argument,
-                   help="a level name, as gridsim.make takes it (default: nav/room5_medium)")
+                   help="a level name as gridsim.make takes it, or a level file (default: nav/room5_medium)")
     b.add_argument("--level-directory", default=None, metavar="DIR",
                    help="a folder searched for --level before the built-in levels")
     b.add_argument("--num-envs", type=int, default=4096, help="envs in the batch (default: 4096)")
@@ -328,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
     e.add_argument("id", nargs="+", type=level_argument,
                    help="registered ids, level names or level files (gridsim/PixelWorld-room1_small-v0, "
-                        "nav/four_rooms, ./mine.txt); with several ids or policies, every policy runs on every env "
+                        "nav/four_rooms, ./mine.txt); a registered id wins over a file of the same name, an existing "
+                        "file over a level name; with several ids or policies, every policy runs on every env "
                         "and one table is printed (--out: the table)")
     e.add_argument("--policy", action="append", default=None,
                    help="random (uniform, respects action masks; the default), module:attr (a callable, torch "
@@ -346,8 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--workers", type=int, default=2, help="Ray actors with --ray (default 2)")
     e.set_defaults(fn=_eval)
     r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
-    r.add_argument("id", type=level_argument, help="a registered id or a level name "
-                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad)")
+    r.add_argument("id", type=level_argument, help="a registered id, a level name or a level file "
+                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad, ./mine.txt); "
+                              "a registered id wins over a file of the same name, an existing file over a level name")
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
@@ -360,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--frame", type=int, default=0,
                    help="the frame a PNG holds: 0 the reset state, K the state after K steps, -1 the last (default 0)")
     r.add_argument("--cell-px", type=int, default=None,
-                   help="pixels per cell (default: the env's, 16 for navigation, 32 for gridroboman and kitchens)")
+                   help="pixels per cell, 1..256 (default: the env's, 16 for navigation, 32 for gridroboman and "
+                        "kitchens)")
     r.set_defaults(fn=_render)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
     lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
@@ -381,7 +397,14 @@ def main(argv: list[str] | None = None) -> int:
             args.num_threads = int(args.num_threads)
         except ValueError:
             pass  # "auto", checked by the env
-    return args.fn(args)
+    from gridsim.errors import GridSimError
+
+    try:
+        return args.fn(args)
+    except GridSimError as e:  # bad input (a level that does not load, say): one line, as argparse's own errors
+        first = str(e).splitlines()[0].removesuffix("; tried:") if str(e) else type(e).__name__
+        print(f"gridsim {args.command}: error: {first}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

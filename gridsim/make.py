@@ -10,8 +10,9 @@ kernel does all per-step work; the level's Python runs only at construction.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,12 @@ from gridsim.engine.settings import (
     flatten_args,
     format_value,
     merge_settings,
+    parse_seed_setting,
+    refuse_private_arguments,
 )
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
-from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, LevelError
+from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, LevelError, LevelNotFoundError
 from gridsim.families import FAMILIES, family_row
 from gridsim.levels.lookup import LevelSource, import_level_module, read_source, resolve_level
 from gridsim.levels.textmap import parse_level_text
@@ -165,19 +168,21 @@ class Level:
             values[key] = self.settings[key].parse(key, text)
         # What the caller gave, settings folded into keyword arguments (conflicts raise here).
         given = merge_settings(declared, family_settings, kwargs)
-        try:
-            merged = self.build(values)
-        except GridSimError:
-            raise
-        except (ValueError, TypeError, OverflowError) as e:  # the level's word on its settings
-            raise LevelError(f"level {self.name!r} cannot build with settings {values}: {e}", repr(self.name)) from e
-        for key, value in self.defaults.items():
-            decl = declared[key]
-            name = decl.kwarg or key
-            if name not in given:
-                merged[name] = decl.parse(key, value) if isinstance(value, str) and decl.type is not str else value
-        merged.update(given)
-        env = self.env_class(num_envs=num_envs, **merged)
+        with _not_suggesting(self.name):
+            try:
+                merged = self.build(values)
+            except GridSimError:
+                raise
+            except (ValueError, TypeError, OverflowError) as e:  # the level's word on its settings
+                raise LevelError(f"level {self.name!r} cannot build with settings {values}: {e}",
+                                 repr(self.name)) from e
+            for key, value in self.defaults.items():
+                decl = declared[key]
+                name = decl.kwarg or key
+                if name not in given:
+                    merged[name] = decl.parse(key, value) if isinstance(value, str) and decl.type is not str else value
+            merged.update(given)
+            env = self.env_class(num_envs=num_envs, **merged)
         env.level_source = source
         env.level_def = self
         env.level_values = values
@@ -261,21 +266,22 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
     src = resolve_level(level, level_directory, allow_code=allow_code)
     if src.kind == "module" and src.path is not None:  # a module level is a file
         where = str(src.path)
-        module = import_level_module(src.path)
-        if hasattr(module, "make"):
-            try:
-                lvl = module.make(src.argument)
-            except GridSimError:
-                raise
-            except (ValueError, TypeError, OverflowError) as e:  # the module's word on a bad argument
-                raise LevelError(f"level {src.name!r} refused the argument {src.argument!r}: {e}", where) from e
-        elif hasattr(module, "LEVEL"):
-            if src.argument:
-                raise LevelError(f"level {src.name!r} defines LEVEL, not make(argument); "
-                                 f"it takes no ':{src.argument}' argument", where)
-            lvl = module.LEVEL
-        else:
-            raise LevelError("the level module defines neither LEVEL nor make(argument)", where)
+        with _not_suggesting(src.name):  # the module may look up levels of its own
+            module = import_level_module(src.path)
+            if hasattr(module, "make"):
+                try:
+                    lvl = module.make(src.argument)
+                except GridSimError:
+                    raise
+                except (ValueError, TypeError, OverflowError) as e:  # the module's word on a bad argument
+                    raise LevelError(f"level {src.name!r} refused the argument {src.argument!r}: {e}", where) from e
+            elif hasattr(module, "LEVEL"):
+                if src.argument:
+                    raise LevelError(f"level {src.name!r} defines LEVEL, not make(argument); "
+                                     f"it takes no ':{src.argument}' argument", where)
+                lvl = module.LEVEL
+            else:
+                raise LevelError("the level module defines neither LEVEL nor make(argument)", where)
         if not isinstance(lvl, Level):
             raise LevelError(f"the level module gave {type(lvl).__name__}, not a gridsim.Level", where)
         if family is not None and family != lvl.family:
@@ -285,6 +291,18 @@ def load_level(level: str | Path | Level, level_directory: str | Path | None = N
         raise LevelError("an inline level ('=' + map text) needs family= ("
                          f"{' or '.join(n for n, f in FAMILIES.items() if f.takes_map)})")
     return _text_level(src, family), src
+
+
+@contextlib.contextmanager
+def _not_suggesting(name: str | None) -> Iterator[None]:
+    """While level ``name`` loads, a level it cannot find never suggests ``name``, the level that is failing."""
+    try:
+        yield
+    except LevelNotFoundError as e:
+        if name is None or name not in e.suggestions:
+            raise
+        fixed = LevelNotFoundError(e.name, e.tried, [s for s in e.suggestions if s != name])
+        raise fixed.with_traceback(e.__traceback__) from None
 
 
 def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
@@ -309,6 +327,7 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         >>> gridsim.make_vec("nav/four_rooms", num_envs=8).max_episode_steps
         200
     """
+    refuse_private_arguments(kwargs, "make")
     flat = flatten_args(settings) if settings is not None else {}
     allow_code = _allow_code(flat, kwargs)
     for alias, name in RESERVED_ALIASES.items():
@@ -317,9 +336,7 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
         value: Any = flat.pop(alias)
         current = {"level": level, "level_directory": level_directory}.get(name, kwargs.get(name))
         if name == "mixer_seed":
-            if not value.isdecimal():
-                raise SettingsError(alias, f"{value!r} is not a non-negative integer")
-            value = int(value)
+            value = parse_seed_setting(alias, value)
         if current is not None and format_value(current) != format_value(value):
             raise SettingsError(alias, f"the setting says {value!r} but {name}={current!r} was also given")
         if name == "level":
@@ -359,6 +376,7 @@ class LevelEnv(SingleEnvView):
 
     def __init__(self, level, render_mode: str | None = None, *, settings=None, level_directory=None,
                  family: str | None = None, **kwargs: Any):
+        refuse_private_arguments(kwargs, type(self).__name__)  # before the level (maybe code) is loaded
         flat = flatten_args(settings) if settings is not None else None
         allow_code = _allow_code({} if flat is None else flat, kwargs)
         lvl, src = load_level(level, level_directory, family, allow_code=allow_code)

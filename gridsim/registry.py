@@ -8,6 +8,8 @@ from typing import Any
 import gymnasium as gym
 
 from gridsim.engine.family import Family
+from gridsim.engine.settings import as_flag
+from gridsim.errors import InvalidArgumentError
 from gridsim.families import FAMILIES
 
 __all__ = ["ALIASES", "entry_point", "has_own_limit", "register_all", "register_family_id", "register_level",
@@ -16,6 +18,8 @@ __all__ = ["ALIASES", "entry_point", "has_own_limit", "register_all", "register_
 LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.make:LevelEnv", "gridsim.make:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
 ALIASES: dict[str, str] = {}
+# The ids gridsim registers itself (register_all), named as such when register_level refuses one.
+_builtin_ids: set[str] = set()
 
 
 def entry_point(cls: type) -> str:
@@ -41,6 +45,7 @@ def register_family_id(fam: Family, env_id: str, max_episode_steps: int | None, 
     if env_id not in gym.registry:
         gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs=kwargs,
                      entry_point=entry_point(fam.single_env), vector_entry_point=entry_point(fam.vector_env))
+    _builtin_ids.add(env_id)
 
 
 def has_own_limit(vector_env: type) -> bool:
@@ -57,15 +62,21 @@ def register_all():
     if "gridsim/Level-v0" not in gym.registry:
         gym.register(id="gridsim/Level-v0", kwargs={"level": "examples/maze"},
                      entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
+    _builtin_ids.add("gridsim/Level-v0")
 
 
-def register_level(env_id: str, level: str, max_episode_steps: int | None = None, **kwargs):
+def register_level(env_id: str, level: str, max_episode_steps: int | None = None, *, overwrite: bool = False,
+                   **kwargs):
     """Register ``env_id`` for a level name, so ``gymnasium.make_vec(env_id, num_envs=N)`` builds it.
 
     ``kwargs`` (``settings``, ``level_directory``, family arguments) become the id's defaults.
     ``max_episode_steps`` is the id's step limit, on the spec and in the env's arguments: a level
     may set a limit of its own, which it replaces, so ``gymnasium.make`` and ``gymnasium.make_vec``
-    truncate on the same step.
+    truncate on the same step. An id that is already registered (a built-in gridsim id, one
+    registered before, any Gymnasium id) is replaced only with ``overwrite=True``.
+
+    Raises:
+        InvalidArgumentError: ``env_id`` is already registered and ``overwrite`` is False.
 
     Example:
         >>> import gymnasium as gym
@@ -75,6 +86,12 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
         >>> envs.observation_space.shape
         (4, 7, 7)
     """
+    if env_id in gym.registry:
+        if not as_flag(overwrite, "overwrite"):
+            what = "a built-in gridsim id" if env_id in _builtin_ids else "already registered"
+            raise InvalidArgumentError(f"{env_id!r} is {what}; pass overwrite=True to replace it")
+        del gym.registry[env_id]  # replaced on purpose: no notice from Gymnasium
+        ALIASES.pop(env_id, None)
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **limit, **kwargs},
                  entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)

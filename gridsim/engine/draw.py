@@ -7,12 +7,18 @@ frame is the same pixels whatever else is installed.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["blend", "cell_box", "cells_frame", "draw_grid", "draw_text", "fill_disc", "fill_rect", "outline_rect",
-           "text_size"]
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError
+
+__all__ = ["MAX_CELL_PX", "MAX_FRAME_PIXELS", "blend", "cell_box", "cells_frame", "check_cell_px", "draw_grid",
+           "draw_text", "fill_disc", "fill_rect", "outline_rect", "text_size"]
+
+MAX_CELL_PX = 256  # pixels per cell a frame may use
+MAX_FRAME_PIXELS = 2**26  # rows * columns of a frame: 192 MiB of RGB, far below what int32 indices reach
 
 Color = Sequence[int] | np.ndarray
 
@@ -43,6 +49,32 @@ _GLYPHS = {
     ch: np.array([[(row >> (GLYPH_W - 1 - b)) & 1 for b in range(GLYPH_W)] for row in rows], bool)
     for ch, rows in _FONT_ROWS.items()
 }
+
+
+def check_cell_px(cell_px, default: int, height: int, width: int) -> int:
+    """The pixels per cell of a frame of ``height`` x ``width`` cells: ``cell_px``, or ``default`` when None.
+
+    Every family's ``render_frame`` (hence ``render()``, ``gridsim render --cell-px`` and
+    ``record_episode``) checks its size here, before it allocates the frame.
+
+    Raises:
+        ArgumentTypeError: ``cell_px`` is not an integer (a float, a str, a bool).
+        InvalidArgumentError: it is outside 1..:data:`MAX_CELL_PX`, or the frame would have more
+            than :data:`MAX_FRAME_PIXELS` pixels.
+    """
+    px = default if cell_px is None else cell_px
+    allowed = f"an integer in 1..{MAX_CELL_PX} or None"
+    if isinstance(px, (bool, np.bool_)) or not isinstance(px, numbers.Integral):
+        raise ArgumentTypeError(f"cell_px must be {allowed}, got {cell_px!r:.80}")
+    px = int(px)
+    if not 1 <= px <= MAX_CELL_PX:
+        raise InvalidArgumentError(f"cell_px must be {allowed}, got {cell_px!r:.80}")
+    if height * px * width * px > MAX_FRAME_PIXELS:
+        raise InvalidArgumentError(
+            f"a frame of {height}x{width} cells at {px} pixels per cell would be {height * px}x{width * px} "
+            f"pixels; a frame has at most {MAX_FRAME_PIXELS} pixels: pass a smaller cell_px"
+        )
+    return px
 
 
 def blend(color: Color, other: Color, t: float) -> np.ndarray:

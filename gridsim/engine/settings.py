@@ -9,11 +9,13 @@ and ``settings={"max_steps": "50"}`` say the same thing.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +25,9 @@ from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError
 
 __all__ = [
     "COMMON_SETTINGS",
+    "MAX_SETTINGS_DEPTH",
     "MAX_STEPS_LIMIT",
+    "SEED_LIMIT",
     "check_max_steps",
     "settings_table",
     "RESERVED_ALIASES",
@@ -34,7 +38,10 @@ __all__ = [
     "check_choice",
     "flatten_args",
     "format_value",
+    "internal_arguments",
     "merge_settings",
+    "parse_seed_setting",
+    "refuse_private_arguments",
 ]
 
 # Lab2D's reserved setting names -> gridsim's keyword arguments.
@@ -125,11 +132,20 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+# How deep settings may nest (a dict in a list in a dict ... counts each level); Lab2D's are a few deep.
+MAX_SETTINGS_DEPTH = 32
+
+
 def flatten_args(args: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     """Flatten nested settings into ``str -> str`` (Lab2D's ``settings_helper.flatten_args``).
 
     Nested dict keys are joined with ``.``; list items are numbered from 1 (``a.b.1``);
     ``True``/``False`` become ``"true"``/``"false"``, None ``"none"``, numbers ``str()``.
+
+    Raises:
+        ArgumentTypeError: ``args`` is not a mapping.
+        SettingsError: a value contains itself, or the settings nest deeper than
+            :data:`MAX_SETTINGS_DEPTH` levels; ``error.key`` is the dotted key where.
 
     Example:
         >>> flatten_args({"a": {"b": [1, 2]}, "c": True, "d": None})
@@ -138,15 +154,47 @@ def flatten_args(args: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     if not isinstance(args, Mapping):
         raise ArgumentTypeError(f"settings must be a mapping of str to str, got {type(args).__name__}")
     out: dict[str, str] = {}
-    for key, value in args.items():
-        full = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            out.update(flatten_args(value, full + "."))
-        elif isinstance(value, (list, tuple)):
-            out.update(flatten_args({str(i + 1): v for i, v in enumerate(value)}, full + "."))
-        else:
-            out[full] = format_value(value)
+    _flatten_into(out, args, prefix, [id(args)])
     return out
+
+
+def _flatten_into(out: dict[str, str], args: Mapping[str, Any] | list | tuple, prefix: str, path: list[int]) -> None:
+    """Add ``args``' items to ``out``; ``path``: the ids of the containers from the top down to ``args``."""
+    items = args.items() if isinstance(args, Mapping) else ((str(i + 1), v) for i, v in enumerate(args))
+    for key, value in items:
+        full = f"{prefix}{key}"
+        if not isinstance(value, (Mapping, list, tuple)):
+            out[full] = format_value(value)
+            continue
+        # Checked here, not left to Python's recursion limit: a cycle or a deep nest is the caller's mistake.
+        if id(value) in path:
+            raise SettingsError(full, "the value contains itself (nested settings must not form a cycle)")
+        if len(path) >= MAX_SETTINGS_DEPTH:
+            raise SettingsError(full[:200], f"settings nest at most {MAX_SETTINGS_DEPTH} levels deep")
+        path.append(id(value))
+        _flatten_into(out, value, full + ".", path)
+        path.pop()
+
+
+# Seeds are 128-bit (two uint64 words of SeedSequence entropy per key).
+SEED_LIMIT = 2**128
+
+
+def parse_seed_setting(key: str, text: str) -> int:
+    """A seed setting's value (``mixerSeed``): decimal digits of an integer in 0..2**128-1.
+
+    The digits are counted before ``int()`` sees them, so a value of thousands of digits is
+    refused here, not by Python's limit on converting long strings.
+
+    Raises:
+        SettingsError: anything else (a sign, a float, letters, 2**128 or more).
+    """
+    digits = text.strip() if isinstance(text, str) else ""
+    significant = digits.lstrip("0") or "0"
+    if not (digits.isascii() and digits.isdecimal()) or len(significant) > len(str(SEED_LIMIT)) or \
+            int(significant) >= SEED_LIMIT:
+        raise SettingsError(key, f"{key} must be an integer in 0..2**128-1, got {text!r:.80}")
+    return int(significant)
 
 
 def _collect_lists(flat: dict[str, str], declared: Mapping[str, Setting]) -> dict[str, Any]:
@@ -182,9 +230,7 @@ def merge_settings(declared: Mapping[str, Setting], settings: Mapping[str, Any] 
     for key, value in _collect_lists(flat, declared).items():
         if key in RESERVED_ALIASES:
             name = RESERVED_ALIASES[key]
-            parsed: Any = int(value) if name == "mixer_seed" and value.isdecimal() else value
-            if name == "mixer_seed" and not isinstance(parsed, int):
-                raise SettingsError(key, f"{value!r} is not a non-negative integer")
+            parsed: Any = parse_seed_setting(key, value) if name == "mixer_seed" else value
         elif key in declared:
             decl = declared[key]
             name = decl.kwarg or key
@@ -210,6 +256,38 @@ def _differs(a: Any, b: Any) -> bool:
         return format_value(a) != format_value(b)
 
 
+# True while gridsim itself constructs an env with private ("_") keyword arguments.
+_internal_call: contextvars.ContextVar[bool] = contextvars.ContextVar("gridsim_internal_call", default=False)
+
+
+@contextlib.contextmanager
+def internal_arguments() -> Iterator[None]:
+    """Let the next family constructor called in this block take private (``_``) keyword arguments.
+
+    gridsim's own paths (the one-env view, the PettingZoo kitchen, unpickling) pass
+    ``_continue_past_end`` this way; each checks its caller's arguments with
+    :func:`refuse_private_arguments` first. Only the outermost constructor in the block gets
+    the permission, not envs that it builds in turn.
+    """
+    token = _internal_call.set(True)
+    try:
+        yield
+    finally:
+        _internal_call.reset(token)
+
+
+def refuse_private_arguments(kwargs: Mapping[str, Any], where: str) -> None:
+    """Refuse keyword arguments whose names start with ``_``: they are gridsim's own, not a user's.
+
+    Raises:
+        InvalidArgumentError: one of ``kwargs`` is private; the message names it.
+    """
+    private = sorted(k for k in kwargs if isinstance(k, str) and k.startswith("_"))
+    if private:
+        raise InvalidArgumentError(f"{where}() does not take the private keyword argument {private[0]!r:.80}: "
+                                   "arguments starting with '_' are gridsim's own")
+
+
 def accepts_settings(init: Callable) -> Callable:
     """Decorate a family constructor so that it takes ``settings=`` (merged into its kwargs).
 
@@ -225,6 +303,8 @@ def accepts_settings(init: Callable) -> Callable:
 
     @functools.wraps(init)
     def wrapper(self, *args, settings: Mapping[str, Any] | None = None, **kwargs):
+        if not _internal_call.get():
+            refuse_private_arguments(kwargs, type(self).__name__)
         kwargs = merge_settings(type(self).SETTINGS, settings, kwargs)
         _check_keywords(self, wrapper, own | {"settings"}, var_keyword is not None, kwargs)
         bound = sig.bind(self, *args, **kwargs)
@@ -232,7 +312,11 @@ def accepts_settings(init: Callable) -> Callable:
         # The common keyword arguments a family passes on (**common) count as its own.
         extra = bound.arguments.pop(var_keyword, {}) if var_keyword else {}
         self.init_args = {**{k: v for k, v in bound.arguments.items() if k != "self"}, **extra}
-        init(self, *args, **kwargs)
+        token = _internal_call.set(False)  # the permission is this constructor's, not its callees'
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            _internal_call.reset(token)
 
     params = list(sig.parameters.values())
     params.insert(-1 if params[-1].kind is inspect.Parameter.VAR_KEYWORD else len(params),

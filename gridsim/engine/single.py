@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.engine.vector import GridVectorEnv, batch_action_masks
 from gridsim.errors import ArgumentTypeError
 
@@ -31,9 +32,11 @@ class SingleEnvView(gym.Env):
         for key in ("num_envs", "autoreset_mode", "copy"):
             if key in kwargs:
                 raise ArgumentTypeError(f"{type(self).__name__} does not take {key}=; it is one env")
-        self._vec = self.vector_class(
-            num_envs=1, render_mode=render_mode, episode_stats=False, _continue_past_end=True, **kwargs
-        )
+        refuse_private_arguments(kwargs, type(self).__name__)
+        with internal_arguments():
+            self._vec = self.vector_class(
+                num_envs=1, render_mode=render_mode, episode_stats=False, _continue_past_end=True, **kwargs
+            )
         self.render_mode = render_mode
         self.observation_space = self._vec.single_observation_space
         self.action_space = self._vec.single_action_space

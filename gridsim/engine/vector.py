@@ -874,7 +874,10 @@ class _Closed:
 
 def _restore_vector_env(cls, init_args: dict, state: dict, attrs: dict):
     """Unpickle a vector env: rebuild it from its constructor arguments, then load its state."""
-    env = cls(**init_args)
+    from gridsim.engine.settings import internal_arguments
+
+    with internal_arguments():  # init_args holds the private ones gridsim passed (_continue_past_end)
+        env = cls(**init_args)
     num_threads = attrs.pop("num_threads", None)
     was_reset = attrs.pop("_was_reset", True)
     env.load_state_dict(state)

@@ -12,6 +12,7 @@ import numpy as np
 
 import gridsim._core as _core
 import gridsim.kitchen._kernel as _kernel
+from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -332,7 +333,8 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         what was merged onto them; each agent's cell is framed in its colour, with its
         number and the item it holds (``gridsim.kitchen.render``).
         """
-        return render_rgb(self.level, self.get_state(index), self.tile_px if cell_px is None else int(cell_px))
+        px = check_cell_px(cell_px, self.tile_px, self.level.height, self.level.width)
+        return render_rgb(self.level, self.get_state(index), px)
 
     def render_text(self, index: int = 0) -> str:
         """Row ``index``'s kitchen as text: map characters, agents 1-4, items (t/T, l/L, o/O, p, m)."""

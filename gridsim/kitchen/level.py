@@ -47,7 +47,7 @@ from gridsim.kitchen.rules import (
     compile_tables,
 )
 from gridsim.levels.lookup import LevelSource, builtin_level_names, find_level
-from gridsim.levels.textmap import decode_level_bytes
+from gridsim.levels.textmap import decode_level_bytes, split_lines
 
 __all__ = [
     "KitchenLevel",
@@ -204,7 +204,7 @@ def parse_kitchen_text(text: str, source: str = "<string>", rules: Rules = DEFAU
     """
     if not isinstance(rules, Rules):
         raise ArgumentTypeError(f"rules must be a gridsim.kitchen.Rules, got {type(rules).__name__}")
-    lines = [line.replace("\r", "") for line in text.removeprefix("\ufeff").split("\n")]
+    lines = split_lines(text)
     map_lines, recipe_lines, start_lines = _sections(lines, source)
     legend = rules.legend
 

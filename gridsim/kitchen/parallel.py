@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.errors import InvalidActionError, KernelError
 
 try:  # PettingZoo is optional: the class works as a duck-typed ParallelEnv without it
@@ -41,9 +43,11 @@ class KitchenParallelEnv(ParallelEnv):
                  max_episode_steps: int = 100, render_mode: str | None = None, **kwargs: Any):
         from gridsim.kitchen.env import KitchenVectorEnv
 
-        self._vec = KitchenVectorEnv(num_envs=num_agents, level=level, num_agents=num_agents, agent_rows=True,
-                                     max_episode_steps=max_episode_steps, render_mode=render_mode,
-                                     episode_stats=False, _continue_past_end=True, **kwargs)
+        refuse_private_arguments(kwargs, type(self).__name__)
+        with internal_arguments():
+            self._vec = KitchenVectorEnv(num_envs=num_agents, level=level, num_agents=num_agents, agent_rows=True,
+                                         max_episode_steps=max_episode_steps, render_mode=render_mode,
+                                         episode_stats=False, _continue_past_end=True, **kwargs)
         self.render_mode = render_mode
         self.possible_agents = [f"agent-{a + 1}" for a in range(num_agents)]
         self.agents: list[str] = []
@@ -75,11 +79,15 @@ class KitchenParallelEnv(ParallelEnv):
         """All live agents act at once; returns per-agent obs, rewards, terminations, truncations, infos."""
         if not self.agents:
             raise KernelError("the episode has ended: call reset()")
+        if not isinstance(actions, Mapping):
+            raise InvalidActionError(f"actions must be a dict of agent name to action, got {type(actions).__name__}")
         unknown = set(actions) - set(self.agents)
         if unknown:
-            raise InvalidActionError(f"actions for agents that are not live: {sorted(unknown)}")
-        for i, a in enumerate(self.possible_agents):
-            self._actions[i] = actions.get(a, 0)
+            raise InvalidActionError(f"actions for agents that are not live: {sorted(unknown, key=repr)}")
+        # Every action is checked before the kitchen steps, by the vector env's rules: an
+        # integer scalar (no float, str, None or bool array) in range.
+        joint = np.array([self._checked_action(a, actions.get(a, 0)) for a in self.possible_agents], np.int64)
+        self._actions[:] = joint
         obs, rewards, term, trunc, _ = self._vec.step(self._actions)
         live = self.agents
         out: tuple[dict[str, np.ndarray], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict]]
@@ -91,6 +99,17 @@ class KitchenParallelEnv(ParallelEnv):
         if term[0] or trunc[0]:
             self.agents = []
         return out
+
+    def _checked_action(self, agent: str, action: Any) -> int:
+        """``action`` of ``agent`` as an int: an integer scalar in ``0..n - 1`` of its Discrete(n)."""
+        a = np.asarray(int(action) if isinstance(action, bool) else action)  # a Python bool counts as an int
+        space = self._action_spaces[agent]
+        if a.shape != () or a.dtype.kind not in "iu":
+            raise InvalidActionError(f"the action of {agent!r} must be an integer scalar for {space}, "
+                                     f"got {action!r:.80}; no agent acted")
+        if not 0 <= int(a) < int(space.n):
+            raise InvalidActionError(f"the action of {agent!r} is {int(a)}, out of range for {space}; no agent acted")
+        return int(a)
 
     def state(self) -> np.ndarray:
         """The joint (H, W, 22) grid of the kitchen."""

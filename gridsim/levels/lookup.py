@@ -132,7 +132,8 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
                   family: str | None = None, text_only: bool = False, allow_code: bool = True) -> LevelSource:
     """Resolve a level name (spec: lab2d_levels.md section 1).
 
-    1. A :class:`~pathlib.Path` is that file, with no argument and no search.
+    1. A :class:`~pathlib.Path` is that file, with no argument and no search; it ends in
+       ``.txt`` (a text map) or ``.py`` (a level module).
     2. A str starting with ``=`` is an inline text map.
     3. Otherwise the str is split at its last ``:`` into name and argument.
     4. The name must stay inside the roots: no absolute names, no ``..`` (:func:`check_level_name`).
@@ -153,13 +154,16 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
 
     Raises:
         LevelNotFoundError: nothing found; the message lists every path tried.
-        LevelError: the name leaves the roots, or it names a Python level module and
-            ``allow_code`` is False.
+        LevelError: the name leaves the roots, a path ends in neither ``.txt`` nor ``.py``, or
+            it names a Python level module and ``allow_code`` is False.
     """
     if isinstance(level, Path):
-        if _is_file(level):
-            return _refuse_code(LevelSource(str(level), "", _kind(level), level.resolve()), allow_code)
-        raise LevelNotFoundError(str(level), [str(level)])
+        if not _is_file(level):
+            raise LevelNotFoundError(str(level), [str(level)])
+        if level.suffix not in (".txt", ".py"):  # nothing else can be read as a level
+            raise LevelError(f"a level file ends in .txt (a text map) or .py (a level module), got {level.name!r}",
+                             str(level))
+        return _refuse_code(LevelSource(str(level), "", _kind(level), level.resolve()), allow_code)
     if not isinstance(level, str):
         raise ArgumentTypeError(f"level must be a str or a pathlib.Path, got {type(level).__name__}")
     if level.startswith("="):
@@ -178,13 +182,17 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
             path, builtin = found
             src = LevelSource(candidate_name, argument, _kind(path), path, builtin=builtin)
             return _refuse_code(src, allow_code)
-    known = level_names(level_directory, text_only=text_only)
+    # A suggestion is another name: never one that was just tried (a dangling link or a folder
+    # named like a level is listed by name but is no file; suggesting it would name the failure).
+    failed = {level, *names, *(n.removesuffix(".txt").removesuffix(".py") for n in names)}
+    known = [n for n in level_names(level_directory, text_only=text_only) if n not in failed]
     suggestions = close_matches(names[-1], known) or close_matches(name, known)
     if not text_only and name.startswith("gridsim/"):
         # Callers that take an id or a level name (evaluate, gridsim eval) end here for a misspelt id.
         import gymnasium as gym
 
-        suggestions = close_matches(name, [k for k in gym.registry if k.startswith("gridsim/")]) + suggestions
+        ids = [k for k in gym.registry if k.startswith("gridsim/") and k not in failed]
+        suggestions = close_matches(name, ids) + suggestions
     raise LevelNotFoundError(level, tried, suggestions)
 
 
@@ -202,7 +210,7 @@ def level_names(level_directory: str | Path | None = None, *, text_only: bool = 
             continue
         # Bounded, so a level_directory such as "/" cannot stall an error message.
         for path in itertools.islice(root.rglob("*.txt" if text_only else "*.*"), _MAX_SCANNED):
-            if path.suffix not in (".txt", ".py"):
+            if path.suffix not in (".txt", ".py") or not _is_file(path):  # a dangling link or a folder is no level
                 continue
             rel = path.relative_to(root)
             if rel.name == "__init__.py":

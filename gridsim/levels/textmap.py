@@ -35,6 +35,7 @@ __all__ = [
     "level_grammar",
     "parse_level_text",
     "render_level_text",
+    "split_lines",
     "use_families",
 ]
 
@@ -164,6 +165,26 @@ class ParsedLevel:
 # Parsing
 
 
+# The line breaks of Python's universal newlines; no other character (form feed, Unicode
+# separators) ever ends a row.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    r"""The lines of a level's text: ``\r\n``, ``\r`` and ``\n`` each end a line (a leading BOM is dropped).
+
+    A lone carriage return is a line break, as in Python's universal newlines, so a file saved
+    with classic Mac line endings reads as its rows, and a stray one inside a row splits it
+    (which the map's shape check then reports, with the line).
+
+    Example:
+        >>> split_lines("##\r\n#S\r##\n")
+        ['##', '#S', '##', '']
+    """
+    return _LINE_BREAK.split(text.removeprefix("\ufeff"))
+
+
 def decode_level_bytes(data: bytes, source: str) -> str:
     """A level file's bytes as text (UTF-8).
 
@@ -173,9 +194,10 @@ def decode_level_bytes(data: bytes, source: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line_start = data.rfind(b"\n", 0, e.start) + 1
+        breaks = list(_LINE_BREAK_BYTES.finditer(data, 0, e.start))  # lines as split_lines counts them
+        line_start = breaks[-1].end() if breaks else 0
         raise LevelError(f"not UTF-8 text: byte {data[e.start]:#04x} ({e.reason}); save the file as UTF-8",
-                         source, data.count(b"\n", 0, e.start) + 1, e.start - line_start + 1) from None
+                         source, len(breaks) + 1, e.start - line_start + 1) from None
 
 
 def parse_level_text(text: str, source: str = "<string>", grammar: LevelGrammar | None = None) -> ParsedLevel:
@@ -199,9 +221,7 @@ def parse_level_text(text: str, source: str = "<string>", grammar: LevelGrammar 
             section is malformed, or the grammar refuses a key or value. The error
             carries the line and column.
     """
-    # Split on "\n" only and drop "\r", so CRLF files read like LF files and no other
-    # character (form feed, Unicode separators) ever splits a row.
-    lines = [line.replace("\r", "") for line in text.removeprefix("\ufeff").split("\n")]
+    lines = split_lines(text)
     first = next((i for i, line in enumerate(lines) if line), None)
     if first is None:
         raise LevelError("empty level (no map rows)", source)

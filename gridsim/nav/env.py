@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim.nav._kernel as _kernel
+from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -411,7 +412,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         Each cell in its tile's colour and the agent's cell in the agent's: the ``image``
         observation, ``cell_px`` pixels per cell.
         """
-        cell_px = RENDER_CELL_PX if cell_px is None else int(cell_px)
+        cell_px = check_cell_px(cell_px, RENDER_CELL_PX, self.level.height, self.level.width)
         out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
         self.kernel.render_rgb(self._index(index), out, cell_px)
         return out

@@ -29,7 +29,7 @@ class TaskSampler:
     """Make one map per candidate goal cell, split into train and test sets.
 
     Args:
-        template: map text (any str containing a newline), ``"=" + map text``, a level
+        template: map text (any str containing a line break), ``"=" + map text``, a level
             name such as ``"nav/room1_small"``, a path, or a parsed level. It is never
             changed.
         start: the start cell ``(row, col)``; needed when the template has several
@@ -161,7 +161,7 @@ class TaskSampler:
 def _template(template) -> ParsedLevel:
     if isinstance(template, ParsedLevel):
         return template
-    if isinstance(template, str) and "\n" in template and not template.startswith("="):
+    if isinstance(template, str) and ("\n" in template or "\r" in template) and not template.startswith("="):
         return parse_level_text(template)
     if isinstance(template, (str, Path)):
         return read_nav_level(template)

@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim.roboman._kernel as _kernel
+from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -284,7 +285,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         Each cell's objects are slabs stacked from its floor up, the agent's cell is black
         with the gripper (and the held object) at its top (``gridsim.roboman.render``).
         """
-        return render_rgb(self.get_state(index), self.cell_px if cell_px is None else int(cell_px))
+        px = check_cell_px(cell_px, self.cell_px, 7, 7)
+        return render_rgb(self.get_state(index), px)
 
     def render_text(self, index: int = 0) -> str:
         """Env ``index`` as text: ``@`` the agent, R/G/B the top objects (lower case under the agent)."""

@@ -55,7 +55,8 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
     Args:
         policy: as :func:`gridsim.evaluate` takes it: ``"random"``, ``policy(obs)``,
             ``policy(obs, infos)`` or a ``torch.nn.Module``, called on a batch of one.
-        env: a registered id or a level name, as :func:`gridsim.evaluate` takes it.
+        env: a registered id, a level name or a level file (a :class:`~pathlib.Path`), as
+            :func:`gridsim.evaluate` takes it.
         seed: the episode's seed (``reset(seed=seed)``).
         max_steps: stop after this many steps even if the episode goes on (None: play to its end).
         cell_px: pixels per cell (None: the env's own size).
@@ -65,7 +66,7 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         An :class:`Episode`.
 
     Raises:
-        TypeError: ``env`` is not a string.
+        TypeError: ``env`` is not a string or a path.
         ValueError: ``max_steps`` below 0, or an env without a step limit and no ``max_steps``.
         gridsim.PolicyError: the policy returned invalid actions.
 
@@ -74,8 +75,8 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         >>> len(episode.frames), episode.frames[0].shape, episode.length
         (4, (96, 96, 3), 3)
     """
-    if not isinstance(env, str):
-        raise ArgumentTypeError(f"env must be a registered id or a level name, got {env!r}")
+    if not isinstance(env, (str, os.PathLike)):
+        raise ArgumentTypeError(f"env must be a registered id, a level name or a level file, got {env!r}")
     if max_steps is not None and max_steps < 0:
         raise InvalidArgumentError(f"max_steps must be >= 0 or None, got {max_steps}")
     caller = _PolicyCaller(policy)
