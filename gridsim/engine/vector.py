@@ -24,6 +24,7 @@ import gridsim._core as _core
 from gridsim.engine.rng import derive_keys, entropy_seed
 from gridsim.engine.settings import as_flag, check_max_steps, settings_table
 from gridsim.engine.state import StateView
+from gridsim.engine.statefile import FORMAT_VERSION, SEED_LIMIT, StateSource, decode_seeds, encode_seeds
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
@@ -595,57 +596,67 @@ class GridVectorEnv(VectorEnv):
         return int(index) % self.num_envs
 
     def state_dict(self) -> dict[str, Any]:
-        """A deep copy of the whole batch state (numpy arrays plus the seeds in use)."""
+        """A deep copy of the whole batch state: numpy arrays and a few scalars, none of dtype object.
+
+        The keys and their meaning are the format of ``gridsim.engine.statefile``: every saved
+        field of the state, ``seeds`` (uint64 (U, 2): each world's seed as its low and high 64
+        bits) with ``has_seed`` (bool (U,): False where a world was never seeded), ``num_envs``,
+        ``max_steps``, ``format_version`` and ``env_class``. ``numpy.savez`` writes it without
+        pickling; :func:`gridsim.save_checkpoint` writes it to a file atomically.
+        """
         self._check_open()
         st = self.state
         self._own_obs()
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
-        out["seeds"] = st.seeds.tolist()
+        out["seeds"], out["has_seed"] = encode_seeds(st.seeds)
         out["num_envs"] = self.num_envs
         out["max_steps"] = int(self.kernel.max_steps)  # the limit of the next episodes (a written setting)
+        out["format_version"] = FORMAT_VERSION
+        out["env_class"] = type(self).__name__
         return out
 
     def load_state_dict(self, state: Mapping[str, Any]):
         """Restore a batch saved by :meth:`state_dict`; stepping then continues bit-identically.
 
-        ``state`` may also be what ``numpy.load`` returns for a file written with
-        ``numpy.savez(path, **env.state_dict())`` (load it with ``allow_pickle=True``: the
-        seeds are Python ints of any size, saved as an object array).
+        ``state`` may be what ``numpy.load`` returns for a file written with
+        ``numpy.savez(path, **env.state_dict())`` (or :func:`gridsim.save_checkpoint`). Such
+        an ``NpzFile`` is read without unpickling anything, even one opened with
+        ``allow_pickle=True``: each entry's header is checked before its data is read, and an
+        entry of Python objects is refused. ``seeds`` may also be a list of ints and None, one
+        per world (the form of earlier versions; ``has_seed`` is then not read).
 
-        Every field is checked against the family's invariants before anything is written:
-        a state that normal play cannot reach changes nothing.
+        Every value is copied once; the copy is checked against the family's invariants and is
+        what gets written, so a state that normal play cannot reach changes nothing, and
+        neither does a caller changing its arrays while this runs.
 
         Raises:
-            InvalidStateError: a field is missing, has the wrong shape or dtype, or holds a value
-                outside its allowed range (the message names the field, the env and the range).
+            InvalidStateError: the state is of another env class or format version, a field is
+                missing, has the wrong shape or dtype, or holds a value outside its allowed range
+                (the message names the field, the env and the range).
         """
         self._check_open()
         st = self.state
-        if not isinstance(state, Mapping):
-            raise InvalidStateError(f"a state is a dict of arrays (state_dict()), got {type(state).__name__}")
-        num_envs = _scalar(state.get("num_envs"))
-        if not isinstance(num_envs, numbers.Integral) or num_envs != self.num_envs:
+        source = StateSource(state)
+        self._check_origin(source)
+        num_envs = source.scalar("num_envs", "iu", "an integer") if "num_envs" in source else None
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs != self.num_envs:
             raise InvalidStateError(
-                f"state has num_envs={state.get('num_envs')!r}, this env has {self.num_envs}", field="num_envs"
+                f"state has num_envs={num_envs!r}, this env has {self.num_envs}", field="num_envs"
             )
         arrays: dict[str, np.ndarray] = {}
         for name in st.DYNAMIC:
-            if name not in state:
-                raise InvalidStateError(f"state is missing {name!r}", field=name)
             dst = getattr(st, name)
-            try:
-                src = np.asarray(state[name])
-            except (ValueError, TypeError) as e:
-                raise InvalidStateError(f"state[{name!r}] is not an array: {e}", field=name) from None
-            if src.shape != dst.shape or src.dtype != dst.dtype:
-                raise InvalidStateError(
-                    f"state[{name!r}] has shape {src.shape} and dtype {src.dtype}, "
-                    f"expected {dst.shape} and {dst.dtype}", field=name
-                )
-            arrays[name] = src
-        seeds = self._checked_seeds(state.get("seeds", _MISSING))
-        max_steps = self._checked_max_steps(state["max_steps"]) if "max_steps" in state else None
+            arrays[name] = source.array(name, dst.shape, dst.dtype)
+        seeds = self._loaded_seeds(source)
+        max_steps = None
+        if "max_steps" in source:
+            max_steps = self._checked_max_steps(source.scalar("max_steps", "iu", "an integer"))
         self._check_state(st.view(source=arrays))
+        self._commit_loaded(arrays, seeds, max_steps)
+
+    def _commit_loaded(self, arrays: dict[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None):
+        """Write a state :meth:`load_state_dict` has read and checked (its own copies)."""
+        st = self.state
         self._own_obs()
         static = st.static_fields()
         for name in st.DYNAMIC:
@@ -656,6 +667,25 @@ class GridVectorEnv(VectorEnv):
             self.kernel.max_steps = max_steps
         self.kernel.sync_outputs()
         self._was_reset = True
+
+    def _check_origin(self, source: StateSource):
+        """A state's ``format_version`` and ``env_class``, where it has them (earlier dicts have neither)."""
+        if "format_version" in source:
+            version = source.scalar("format_version", "iu", "an integer")
+            if isinstance(version, bool) or not isinstance(version, numbers.Integral) or version != FORMAT_VERSION:
+                raise InvalidStateError(
+                    f"state has format_version={version!r}; this version of gridsim reads format {FORMAT_VERSION}",
+                    field="format_version",
+                )
+        if "env_class" in source:
+            name = source.scalar("env_class", "U", "a class name")
+            # A state of this class, or of a family class it derives from.
+            accepted = [c.__name__ for c in type(self).__mro__
+                        if issubclass(c, GridVectorEnv) and c is not GridVectorEnv]
+            if not isinstance(name, str) or name not in accepted:
+                raise InvalidStateError(
+                    f"state is of a {name!r} env; this env is a {type(self).__name__}", field="env_class"
+                )
 
     # set_state keys -> the state fields they write, for messages (a family's snapshot names).
     STATE_LABELS: Mapping[str, str] = {}
@@ -696,25 +726,52 @@ class GridVectorEnv(VectorEnv):
         self._clear_events(unit)  # a state write starts from no pending events
         return self._output(self.state.obs[row])
 
-    def _checked_seeds(self, seeds) -> list:
-        """A state's ``seeds``: one per world, each None or a non-negative int."""
+    def _loaded_seeds(self, source: StateSource) -> list | np.ndarray:
+        """A state's seeds, one per world (None: never seeded), from uint64 words and a mask or from a list."""
         U = self.state.num_units
-        if seeds is _MISSING:
+        if "seeds" not in source:
             raise InvalidStateError("state is missing 'seeds'", field="seeds")
+        if not source.from_file:
+            value = source.raw("seeds")
+            if not (isinstance(value, np.ndarray) and value.ndim == 2):  # a list of ints and None
+                return self._checked_seeds(value)
+        words = source.array("seeds", (U, 2), np.dtype(np.uint64))
+        has_seed = source.array("has_seed", (U,), np.dtype(np.bool_))
+        rows = self.num_envs // U
+        bad = np.flatnonzero(has_seed.view(np.uint8) > 1)
+        if len(bad):
+            raise InvalidStateError(
+                f"state field 'has_seed' of env {bad[0] * rows}: byte {has_seed.view(np.uint8)[bad[0]]}; "
+                "allowed: True or False", field="has_seed", env=int(bad[0]) * rows)
+        bad = np.flatnonzero(~has_seed & (words != 0).any(axis=1))
+        if len(bad):
+            raise InvalidStateError(
+                f"state field 'seeds' of env {bad[0] * rows}: {words[bad[0]].tolist()}; allowed: [0, 0] "
+                "where has_seed is False", field="seeds", env=int(bad[0]) * rows)
+        return decode_seeds(words, has_seed)
+
+    def _checked_seeds(self, seeds) -> list:
+        """A state's ``seeds`` in the form of earlier versions: one per world, each None or an int in 0..2**128 - 1."""
+        U = self.state.num_units
         try:
-            seeds = list(np.asarray(seeds, dtype=object).reshape(-1)) if not isinstance(seeds, list) else seeds
-        except (ValueError, TypeError):
+            # A copy first: what is checked is what gets written, whatever the caller's list does.
+            seeds = list(seeds) if isinstance(seeds, list) else list(np.asarray(seeds, dtype=object).reshape(-1))
+        except Exception:  # noqa: BLE001 - whatever the value's conversion raises
             seeds = None
         if seeds is None or len(seeds) != U:
             raise InvalidStateError(f"state['seeds'] must be a list of {U} seeds (one per world)", field="seeds")
-        # The usual case without a Python loop: every seed a non-negative int or None.
-        if set(map(type, seeds)) <= {int, type(None)} and min(filter(partial(is_not, None), seeds), default=0) >= 0:
-            return list(seeds)
+        # The usual case without a Python loop: every seed a non-negative int below 2**128, or None.
+        if set(map(type, seeds)) <= {int, type(None)}:
+            given = list(filter(partial(is_not, None), seeds))
+            if min(given, default=0) >= 0 and max(given, default=0) < SEED_LIMIT:
+                return seeds
         for i, s in enumerate(seeds):
-            if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral) or s < 0):
+            if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral)
+                                  or not 0 <= int(s) < SEED_LIMIT):
                 env = i * (self.num_envs // U)
                 raise InvalidStateError(
-                    f"state field 'seeds' of env {env}: {s!r}; allowed: None or an integer >= 0", field="seeds", env=env
+                    f"state field 'seeds' of env {env}: {s!r}; allowed: None or an integer in 0..2**128 - 1",
+                    field="seeds", env=env
                 )
         return [None if s is None else int(s) for s in seeds]
 
@@ -843,9 +900,6 @@ class GridVectorEnv(VectorEnv):
                 raise InvalidArgumentError(f"{name} is shared by the batch; all values must be equal")
             values = values[0]
         setattr(self, name, values)
-
-
-_MISSING = object()
 
 
 def _scalar(value):

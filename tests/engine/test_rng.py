@@ -172,8 +172,8 @@ def test_reset_keys_are_seed_sequence_keys_whatever_the_seed_form(seed):
         expected = pyrng.derive_keys([i if s is None else s], 11)[0]  # a None row keeps its seed-0 key
         np.testing.assert_array_equal(envs.state.key[i], expected)
         assert envs.state.episode[i] == (1 if s is None else 0)
-    assert envs.state_dict()["seeds"] == [i if s is None else s for i, s in enumerate(seeds)]
-    assert all(type(s) is int for s in envs.state_dict()["seeds"])
+    assert envs.state.seeds.tolist() == [i if s is None else s for i, s in enumerate(seeds)]
+    assert all(type(s) is int for s in envs.state.seeds)
 
 
 def test_a_mixer_seed_past_64_bits_still_gives_seed_sequence_keys():

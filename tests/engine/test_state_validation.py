@@ -78,8 +78,9 @@ def test_load_state_dict_refuses_a_bad_field_and_changes_nothing(case, field):
 def test_load_state_dict_checks_seeds_and_max_steps_before_writing_anything():
     envs = make_case("nav-collect")
     before = envs.state_dict()
-    for key, value, text in [("seeds", [1, 2, -3], "None or an integer >= 0"), ("seeds", [1, 2], "list of 3"),
-                             ("seeds", [1, "2", 3], "None or an integer >= 0"), ("max_steps", 2**40, "2147483647"),
+    for key, value, text in [("seeds", [1, 2, -3], r"None or an integer in 0\.\.2\*\*128 - 1"),
+                             ("seeds", [1, 2], "list of 3"), ("seeds", [1, "2", 3], "None or an integer in 0"),
+                             ("seeds", [1, 2**128, 3], "None or an integer in 0"), ("max_steps", 2**40, "2147483647"),
                              ("max_steps", "9", "an integer"), ("max_steps", True, "an integer")]:
         state = envs.state_dict()
         state["agent_cell"][:] = state["agent_cell"][::-1]  # a valid change that must not be applied
@@ -102,7 +103,10 @@ def test_seeds_of_any_size_still_load():
     state = envs.state_dict()
     state["seeds"] = [2**80, None, 0]
     envs.load_state_dict(state)
-    assert envs.state_dict()["seeds"] == [2**80, None, 0]
+    assert envs.state.seeds.tolist() == [2**80, None, 0]
+    saved = envs.state_dict()  # two uint64 words per seed, and a mask for None
+    np.testing.assert_array_equal(saved["seeds"], np.array([[0, 2**16], [0, 0], [0, 0]], np.uint64))
+    np.testing.assert_array_equal(saved["has_seed"], [True, False, True])
 
 
 # case -> (set_state key, a snapshot change with a bad value, the field the error names)

@@ -382,7 +382,7 @@ def test_reset_without_any_seed_draws_entropy_seeds():
     a, b = make_multi(3), make_multi(3)
     a.reset()
     b.reset()
-    seeds = a.state_dict()["seeds"]
+    seeds = a.state.seeds.tolist()
     assert all(isinstance(s, int) and s >= 0 for s in seeds)
     assert [a.get_state(i)["key"] for i in range(3)] != [b.get_state(i)["key"] for i in range(3)]
 
