@@ -11,6 +11,7 @@ Importing gridsim registers its ids with Gymnasium::
 from typing import TYPE_CHECKING, Any
 
 import gridsim._core as _core
+from gridsim.engine.checkpoint import load_checkpoint, save_checkpoint
 from gridsim.engine.events import EventSpec
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import (
@@ -76,11 +77,13 @@ __all__ = [
     "evaluate",
     "find_level",
     "flatten_args",
+    "load_checkpoint",
     "make",
     "make_vec",
     "read_level",
     "register_level",
     "registered_ids",
+    "save_checkpoint",
     "threads_available",
 ]
 

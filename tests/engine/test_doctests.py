@@ -53,10 +53,11 @@ def test_docstring_examples_run(module):
         assert result.attempted > 0
 
 
-def test_readme_python_blocks_run_without_warnings():
+def test_readme_python_blocks_run_without_warnings(tmp_path, monkeypatch):
     readme = ROOT / "README.md"
     if not readme.is_file():
         pytest.skip("README.md is not next to the tests")
+    monkeypatch.chdir(tmp_path)  # the checkpoint example writes a file
     blocks = python_blocks(readme)
     assert blocks
     namespace: dict = {}
