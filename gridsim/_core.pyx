@@ -22,7 +22,11 @@ threads (the kernel's ``num_threads``) when the modules are built with OpenMP an
 has at least its ``thread_min_units`` units (each family sets its own).
 """
 
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.ref cimport PyObject, Py_XDECREF, Py_XINCREF
 from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memmove, memset, strcmp
 
 from gridsim.engine._rng cimport derive_key, next_bounded, next_u64, sample_dist, stream_seed
 from gridsim.engine.kernel cimport (
@@ -122,3 +126,123 @@ def rng_bounded(uint64_t state, uint64_t bound, Py_ssize_t n):
 def rng_stream_seed(uint64_t key0, uint64_t key1, uint64_t tag, uint64_t counter):
     """The kernel's stream_seed (tests compare with gridsim.engine.rng.stream_seed)."""
     return stream_seed(key0, key1, tag, counter)
+
+
+# ------------------------------------------------------------------ atomic commits
+#
+# A state write (load_state_dict, set_state, reset, a property write) prepares every new value
+# in private arrays first, then hands them to commit(). Python raises KeyboardInterrupt (and any
+# exception of a signal handler) only between bytecodes; commit() runs no bytecode between its
+# first write and its last, so a signal that arrives meanwhile is raised after the commit, never
+# in the middle of it. The alternative, deferring SIGINT with signal.signal around the writes,
+# works in the main thread only and costs two handler swaps per call; this costs nothing.
+
+cdef inline Py_ssize_t _row_bytes(Py_buffer* b) noexcept:
+    # Bytes of one row of the first axis (the whole array for a 0-d one).
+    if b.ndim == 0:
+        return b.len
+    return b.len // b.shape[0] if b.shape[0] > 0 else 0
+
+
+cdef inline Py_ssize_t _num_rows(Py_buffer* b) noexcept:
+    return b.shape[0] if b.ndim > 0 else 1
+
+
+def commit(list writes, list calls=None):
+    """Apply ``writes``, then ``calls``, with no Python bytecode in between: all or nothing under a signal.
+
+    Every write is checked first (nothing is written if one is bad), then all are applied in
+    order. Old references of object arrays are released only after the last call, so no
+    finalizer runs before the commit is complete.
+
+    Args:
+        writes: ``(dst, src)`` copies ``src`` into the whole of ``dst``; ``(dst, rows, src)``
+            copies ``src[j]`` into ``dst[rows[j]]`` (rows of the first axis, ``rows`` intp).
+            Arrays are C-contiguous numpy arrays; ``src`` has ``dst``'s dtype, and its shape
+            (``(len(rows), *dst.shape[1:])`` for a row write).
+        calls: ``(function, args)`` pairs called after the writes, in order. Each must be
+            compiled (a kernel's method, ``setattr`` on a plain attribute): a Python function
+            would run bytecode, where a signal can be raised. None of them may fail.
+
+    Raises:
+        ValueError: a write whose arrays do not match (nothing was written).
+    """
+    cdef Py_ssize_t n = len(writes), k = 0, j, r, nrows, row_bytes, count, i
+    cdef Py_buffer* bufs = <Py_buffer*>malloc(3 * n * sizeof(Py_buffer) + 1)
+    cdef bint* acquired = <bint*>malloc(3 * n * sizeof(bint) + 1)
+    cdef Py_buffer* d
+    cdef Py_buffer* s
+    cdef Py_buffer* ix
+    cdef Py_ssize_t* rows
+    cdef PyObject** dp
+    cdef PyObject** sp
+    cdef list released = []
+    if bufs == NULL or acquired == NULL:
+        free(bufs)
+        free(acquired)
+        raise MemoryError()
+    memset(acquired, 0, 3 * n * sizeof(bint))
+    try:
+        # Check every write before the first one is applied.
+        for k in range(n):
+            w = writes[k]
+            if not isinstance(w, tuple) or len(w) not in (2, 3):
+                raise ValueError(f"write {k} is not a (dst, src) or (dst, rows, src) tuple")
+            d, s, ix = &bufs[3 * k], &bufs[3 * k + 1], &bufs[3 * k + 2]
+            PyObject_GetBuffer(w[0], d, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE)
+            acquired[3 * k] = True
+            PyObject_GetBuffer(w[len(w) - 1], s, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+            acquired[3 * k + 1] = True
+            if d.itemsize != s.itemsize or strcmp(d.format, s.format) != 0:
+                raise ValueError(f"write {k}: dtypes differ ({d.format.decode()} <- {s.format.decode()})")
+            if len(w) == 2:
+                if d.len != s.len:
+                    raise ValueError(f"write {k}: {s.len} bytes into {d.len}")
+                continue
+            PyObject_GetBuffer(w[1], ix, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+            acquired[3 * k + 2] = True
+            if ix.itemsize != sizeof(Py_ssize_t) or ix.format not in (b"l", b"q", b"n"):
+                raise ValueError(f"write {k}: rows must be an intp array")
+            nrows = ix.len // <Py_ssize_t>sizeof(Py_ssize_t)
+            row_bytes = _row_bytes(d)
+            if s.len != nrows * row_bytes:
+                raise ValueError(f"write {k}: {s.len} bytes for {nrows} rows of {row_bytes}")
+            rows = <Py_ssize_t*>ix.buf
+            for j in range(nrows):
+                if not 0 <= rows[j] < _num_rows(d):
+                    raise ValueError(f"write {k}: row {rows[j]} outside 0..{_num_rows(d) - 1}")
+        # Apply them: plain memory copies, and reference swaps for object arrays.
+        for k in range(n):
+            d, s, ix = &bufs[3 * k], &bufs[3 * k + 1], &bufs[3 * k + 2]
+            if acquired[3 * k + 2]:
+                nrows = ix.len // <Py_ssize_t>sizeof(Py_ssize_t)
+                row_bytes = _row_bytes(d)
+                rows = <Py_ssize_t*>ix.buf
+            else:
+                nrows = 1
+                row_bytes = d.len
+                rows = NULL
+            for j in range(nrows):
+                r = rows[j] if rows != NULL else 0
+                if d.format[0] == c'O':
+                    dp = <PyObject**>(<char*>d.buf + r * row_bytes)
+                    sp = <PyObject**>(<char*>s.buf + j * row_bytes)
+                    count = row_bytes // <Py_ssize_t>sizeof(PyObject*)
+                    for i in range(count):
+                        if dp[i] != NULL:
+                            released.append(<object>dp[i])  # keeps it until the commit is done
+                            Py_XDECREF(dp[i])
+                        Py_XINCREF(sp[i])
+                        dp[i] = sp[i]
+                else:
+                    memmove(<char*>d.buf + r * row_bytes, <char*>s.buf + j * row_bytes, row_bytes)
+        if calls is not None:
+            for call in calls:
+                call[0](*call[1])
+    finally:
+        for k in range(3 * n):
+            if acquired[k]:
+                PyBuffer_Release(&bufs[k])
+        free(bufs)
+        free(acquired)
+    del released

@@ -24,6 +24,10 @@ import numpy as np
 from gridsim.errors import InvalidArgumentError
 
 MASK64 = (1 << 64) - 1
+# Seeds (reset, start, checkpoints) and mixer seeds (also the mixerSeed setting) are below this:
+# a key mixes 128 bits of each, a checkpoint stores each as two uint64 words, and an
+# unbounded integer would cost time in proportion to its digits on every reset.
+SEED_BOUND = 1 << 128
 GOLDEN = 0x9E3779B97F4A7C15
 TAG_EPISODE = 1
 TAG_TABLE = 2

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from gridsim.engine.rng import SEED_BOUND
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, close_matches, did_you_mean
 
 __all__ = [
     "COMMON_SETTINGS",
     "MAX_SETTINGS_DEPTH",
     "MAX_STEPS_LIMIT",
-    "SEED_LIMIT",
     "check_max_steps",
     "settings_table",
     "RESERVED_ALIASES",
@@ -176,10 +176,6 @@ def _flatten_into(out: dict[str, str], args: Mapping[str, Any] | list | tuple, p
         path.pop()
 
 
-# Seeds are 128-bit (two uint64 words of SeedSequence entropy per key).
-SEED_LIMIT = 2**128
-
-
 def parse_seed_setting(key: str, text: str) -> int:
     """A seed setting's value (``mixerSeed``): decimal digits of an integer in 0..2**128-1.
 
@@ -191,8 +187,8 @@ def parse_seed_setting(key: str, text: str) -> int:
     """
     digits = text.strip() if isinstance(text, str) else ""
     significant = digits.lstrip("0") or "0"
-    if not (digits.isascii() and digits.isdecimal()) or len(significant) > len(str(SEED_LIMIT)) or \
-            int(significant) >= SEED_LIMIT:
+    if not (digits.isascii() and digits.isdecimal()) or len(significant) > len(str(SEED_BOUND)) or \
+            int(significant) >= SEED_BOUND:
         raise SettingsError(key, f"{key} must be an integer in 0..2**128-1, got {text!r:.80}")
     return int(significant)
 

@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from gridsim.engine.settings import internal_arguments, refuse_private_arguments
+from gridsim.engine.locking import synchronized
 from gridsim.engine.vector import GridVectorEnv, batch_action_masks
 from gridsim.errors import ArgumentTypeError
 
@@ -21,7 +22,8 @@ class SingleEnvView(gym.Env):
     ``index=0``. It pickles and ``copy.deepcopy``-s as its vector env does (an independent
     env that continues bit-identically). :meth:`action_masks` gives the valid actions
     (True = valid) for maskable PPO; wrappers reach it with
-    ``env.get_wrapper_attr("action_masks")``.
+    ``env.get_wrapper_attr("action_masks")``. Its calls hold the vector env's lock: calls
+    from several threads run one at a time.
     """
 
     # Set by each family: its vector env class (LevelEnv: the level's env factory).
@@ -47,18 +49,28 @@ class SingleEnvView(gym.Env):
         self._actions = np.zeros(space.shape, space.dtype)
 
     @property
+    def _lock(self):
+        """The vector env's lock (one lock for the view and the env it drives)."""
+        return self._vec._lock
+
+    @property
     def unwrapped_vector(self):
         """The one-row vector env underneath."""
         return self._vec
 
+    @synchronized
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Reset; an int seed gives the same trajectory as row 0 of a vector env reset with it."""
+        """Reset; an int seed gives the same trajectory as row 0 of a vector env reset with it.
+
+        The vector env checks the seed and options first: a refused reset seeds nothing.
+        """
+        obs, infos = self._vec.reset(seed=None if seed is None else [seed], options=options)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        obs, infos = self._vec.reset(seed=None if seed is None else [seed], options=options)
         return obs[0].copy(), self._row_info(infos)
 
+    @synchronized
     def step(self, action):
         """One step; the action must be in ``action_space``."""
         # A Python bool counts as an int (True = 1), as it does for the originals; numpy.bool_ does not.
@@ -89,6 +101,7 @@ class SingleEnvView(gym.Env):
             self.render()
         return obs[0].copy(), float(reward[0]), bool(term[0]), bool(trunc[0]), self._row_info(infos)
 
+    @synchronized
     def action_masks(self) -> np.ndarray:
         """The valid actions of the current state as bool (n,), **True = valid**.
 
@@ -103,20 +116,24 @@ class SingleEnvView(gym.Env):
         """Row 0 of the vector env's per-step info arrays (e.g. an action mask)."""
         return {k: v[0].copy() for k, v in infos.items() if not k.startswith("_") and isinstance(v, np.ndarray)}
 
+    @synchronized
     def render(self):
         """``rgb_array``: a uint8 (H, W, 3) frame; ``ansi``: a string; ``human``: a window."""
         frames = self._vec.render()
         return None if frames is None else frames[0]
 
+    @synchronized
     def get_state(self, index: int = 0) -> dict[str, Any]:
         """The env's state dict (see the family's vector env)."""
         return self._vec.get_state(index)
 
+    @synchronized
     def set_state(self, state, index: int = 0):
         """Inject a state dict; returns ``(obs, info)``."""
         obs, info = self._vec.set_state(state, index)
         return obs.copy(), info
 
+    @synchronized
     def close(self):
         """Close the underlying vector env (idempotent)."""
         if not self._vec.closed:

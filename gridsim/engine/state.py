@@ -26,7 +26,7 @@ import numpy as np
 
 from gridsim.errors import InvalidArgumentError, InvalidStateError
 
-__all__ = ["BatchState", "Field", "StateView", "episode_limit"]
+__all__ = ["BatchState", "Field", "StateView", "brief", "episode_limit"]
 
 
 INT32_MAX = 0x7FFFFFFF
@@ -102,6 +102,24 @@ OUTPUT_FIELDS = (
     Field("stat_length", np.int32, ("R",), "its length"),
     Field("ended_rows", np.int32, ("R",), "scratch: the rows whose statistics the last call set", saved=False),
 )
+
+
+def brief(value, width: int = 80) -> str:
+    """``repr(value)`` for a message, cut to ``width`` characters.
+
+    An integer too long for Python to print (over 4,300 digits) is shown by its size, in a
+    tuple or list too: a message about a bad value must never raise itself.
+    """
+    if isinstance(value, (tuple, list)) and len(value) <= 8:
+        inner = ", ".join(brief(x, width) for x in value)
+        text = f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
+    else:
+        try:
+            text = repr(value)
+        except ValueError:  # int's digit limit
+            text = f"<an integer of {int(value).bit_length()} bits>" if isinstance(value, numbers.Integral) \
+                else f"<{type(value).__name__}>"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def episode_limit(max_steps: int) -> int:
@@ -225,21 +243,28 @@ class BatchState:
             view.values[f.name] = v
         return view
 
-    def write_units(self, view: StateView):
-        """Write a checked view back (every saved field but the static ones)."""
+    def unit_writes(self, view: StateView) -> list:
+        """The writes of a checked view (every saved field but the static ones), for ``gridsim._core.commit``.
+
+        Each is ``(field, rows, values)``: the view's values, in the field's dtype, for rows of
+        the field's first axis. Nothing is written here; the commit writes them all at once.
+        """
         static = self.static_fields()
-        key = view.units
+        units = np.asarray(view.units, np.intp)
+        writes: list = []
         for f in self.fields():
             if not f.saved or f.name in static:
                 continue
             arr, v = getattr(self, f.name), view.values[f.name]
             axis = f.shape[0]
-            if axis == "R":
-                arr.reshape(self.num_units, -1, *arr.shape[1:])[key] = v
+            values = np.ascontiguousarray(v, arr.dtype)  # widened integers were checked to fit
+            if axis == "R":  # (worlds, rows per world, ...): a view of the field
+                writes.append((arr.reshape(self.num_units, -1, *arr.shape[1:]), units, values))
             elif axis in self.AXIS_INDEX:
-                arr[view.row_ids[f.name]] = v
+                writes.append((arr, np.asarray(view.row_ids[f.name], np.intp), values))
             else:
-                arr[key] = v
+                writes.append((arr, units, values))
+        return writes
 
     def check(self, view: StateView, *, num_event_types: int):
         """Every invariant of the engine's fields, then the family's (:meth:`check_own`).
@@ -290,7 +315,7 @@ class StateView:
 
     ``set_state``, ``load_state_dict`` and the state properties build one, change it, have
     :meth:`BatchState.check` verify every invariant on it (vectorised numpy, never the step
-    path), and only then write it (:meth:`BatchState.write_units`). Every array has the
+    path), and only then write it (:meth:`BatchState.unit_writes`). Every array has the
     checked worlds on its first axis (a row field, ``R``, is reshaped to (worlds, rows per
     world, ...)), except the fields below.
 
@@ -400,22 +425,28 @@ class StateView:
         """Store a Python integer at ``[0, *index]`` of a one-world view (the range is checked later)."""
         arr = self.values[name]
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-            self.fail(name, 0, f"must be an integer, got {value!r}", part)
+            self.fail(name, 0, f"must be an integer, got {brief(value)}", part)
         info = np.iinfo(arr.dtype)
         if not info.min <= int(value) <= info.max:
-            self.fail(name, 0, f" is {int(value)}; allowed: at most {info.min}..{info.max}", part)
+            self.fail(name, 0, f" is {brief(int(value))}; allowed: at most {info.min}..{info.max}", part)
         arr[_at(index)] = int(value)
 
     def put_float(self, name: str, value, index=()):
         """Store a real number at ``[0, *index]`` of a one-world view (finiteness is checked later)."""
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            self.fail(name, 0, f"must be a number, got {value!r}")
-        self.values[name][_at(index)] = float(value)
+            self.fail(name, 0, f"must be a number, got {brief(value)}")
+        try:
+            number = float(value)
+        except OverflowError:  # an int (or Fraction) past the float range
+            number = None
+        if number is None:
+            self.fail(name, 0, f"must be a finite number, got one past the float range ({brief(value, 40)})")
+        self.values[name][_at(index)] = number
 
     def put_bool(self, name: str, value, index=()):
         """Store a real bool (``True``/``False``, not ``"False"`` or 0) at ``[0, *index]``."""
         if not isinstance(value, (bool, np.bool_)):
-            self.fail(name, 0, f"must be True or False, got {value!r}")
+            self.fail(name, 0, f"must be True or False, got {brief(value)}")
         self.values[name][_at(index)] = bool(value)
 
 

@@ -38,13 +38,12 @@ import numpy as np
 from numpy.lib import format as npy_format
 from numpy.lib.npyio import NpzFile
 
+from gridsim.engine.rng import SEED_BOUND
 from gridsim.errors import InvalidStateError
 
-__all__ = ["FORMAT_VERSION", "SEED_LIMIT", "StateSource", "decode_seeds", "encode_seeds"]
+__all__ = ["FORMAT_VERSION", "StateSource", "decode_seeds", "encode_seeds"]
 
 FORMAT_VERSION = 1
-# Seeds are below 2**128: two uint64 words hold every one exactly.
-SEED_LIMIT = 1 << 128
 _MASK64 = (1 << 64) - 1
 # Scalars in a file: an int64, or a class name of at most this many characters.
 _MAX_SCALAR_BYTES = 4 * 256
@@ -76,7 +75,7 @@ def encode_seeds(seeds) -> tuple[np.ndarray, np.ndarray]:
     except OverflowError:
         for i in np.flatnonzero(has_seed):
             s = int(seeds[i])
-            if not 0 <= s < SEED_LIMIT:
+            if not 0 <= s < SEED_BOUND:
                 raise InvalidStateError(f"the seed of world {i} is {s}; a saved seed is in 0..2**128 - 1",
                                         field="seeds") from None
             words[i] = (s & _MASK64, s >> 64)

@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from operator import is_not
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
-from gridsim.engine.rng import derive_keys, entropy_seed
+from gridsim.engine.locking import new_lock, synchronized
+from gridsim.engine.rng import SEED_BOUND, derive_keys, entropy_seed
 from gridsim.engine.settings import as_flag, check_max_steps, settings_table
-from gridsim.engine.state import StateView
-from gridsim.engine.statefile import FORMAT_VERSION, SEED_LIMIT, StateSource, decode_seeds, encode_seeds
+from gridsim.engine.state import StateView, brief
+from gridsim.engine.statefile import FORMAT_VERSION, StateSource, decode_seeds, encode_seeds
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
@@ -61,6 +64,10 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
 
 MAX_ENVS = 2**31 - 1  # the kernel numbers envs in int32
 MAX_THREADS = 2**15  # far above any machine's CPUs; the kernel keeps the count in a C int
+# With copy=True, observation batches up to this size are copied out of the env's buffer; larger
+# ones are written by the kernel into a fresh array (binding one costs about 0.5 us, a copy of
+# 16 KiB about as much; bench/README.md, "The env's lock").
+FRESH_OBS_MIN_BYTES = 16 * 1024
 
 
 def _numeric_dtype(value) -> np.dtype:
@@ -166,7 +173,12 @@ class GridVectorEnv(VectorEnv):
     next episode (an env never seeded draws its seed from OS entropy). A row's
     trajectory depends only on its seed and its actions, never on N or the other
     rows. ``s + i`` overlaps between nearby base seeds (``seed=0`` row 1 equals
-    ``seed=1`` row 0): use well-separated base seeds or lists.
+    ``seed=1`` row 0): use well-separated base seeds or lists. Seeds are below ``2**128``.
+
+    Threads: calls on one env from several threads run one at a time, each whole (the
+    env's lock, ``gridsim.engine.locking``); calls on different envs run in parallel.
+    State writes (``reset``, ``load_state_dict``, ``set_state``, property writes) happen
+    completely or not at all, also when a ``KeyboardInterrupt`` arrives during them.
 
     Every family also has the level API of ``docs/levels.md`` (``gridsim.lab2d.surface``):
     ``settings=``, observation and action specs, ``observation(name)``, ``start`` /
@@ -194,6 +206,9 @@ class GridVectorEnv(VectorEnv):
     kernel_autoreset: int
     _window: Any  # the pygame window of render_mode="human", once opened
     _was_reset: bool
+    _lock: threading.RLock  # held by every call that reads or writes the kernel or the state
+    _num_threads: int
+    _num_threads_setting: int | str
     _fresh_obs: bool
     _obs_external: bool
     # Provided by each family class: its compiled level, its constructor's arguments
@@ -212,6 +227,13 @@ class GridVectorEnv(VectorEnv):
         super().__init_subclass__(**kwargs)
         if cls.__doc__ and "    {settings}" in cls.__doc__:
             cls.__doc__ = cls.__doc__.replace("    {settings}", SETTINGS_DOC + settings_table(cls.SETTINGS, "    "))
+
+    def __new__(cls, *args, **kwargs):
+        """A new env with its lock, before ``__init__`` (which sets the first guarded attributes)."""
+        self = super().__new__(cls)
+        # Not an attribute a pickle or copy carries (__reduce__ names what they take): every env has its own.
+        self._lock = new_lock()
+        return self
 
     def __init__(
         self,
@@ -236,8 +258,8 @@ class GridVectorEnv(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or not 1 <= num_envs <= MAX_ENVS:
             raise InvalidArgumentError(f"num_envs must be a positive integer up to {MAX_ENVS}, got {num_envs!r}")
         self.num_threads = num_threads  # checked first: it raises without OpenMP
-        if not isinstance(mixer_seed, numbers.Integral) or mixer_seed < 0:
-            raise InvalidArgumentError(f"mixer_seed must be a non-negative integer, got {mixer_seed!r}")
+        if not isinstance(mixer_seed, numbers.Integral) or not 0 <= mixer_seed < SEED_BOUND:
+            raise InvalidArgumentError(f"mixer_seed must be an integer in 0..2**128 - 1, got {brief(mixer_seed)}")
         if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in render_modes):
             raise InvalidArgumentError(f"render_mode must be one of {list(render_modes)} or None, got {render_mode!r}")
         self.num_envs = int(num_envs)
@@ -265,8 +287,8 @@ class GridVectorEnv(VectorEnv):
         }
         self._window = None
         self._was_reset = False
-        # With copy=True and a kernel that rewrites every row's observation on every step,
-        # step() hands the kernel a fresh array to write into instead of copying its buffer.
+        # With copy=True, a kernel that rewrites every row's observation on every step and a large
+        # batch of them, step() hands the kernel a fresh array to write into instead of copying its buffer.
         self._fresh_obs = False
         self._obs_external = False  # the kernel currently writes into such a fresh array
 
@@ -280,14 +302,18 @@ class GridVectorEnv(VectorEnv):
         return self._num_threads
 
     @num_threads.setter
+    @synchronized
     def num_threads(self, value: int | str) -> None:
-        self._num_threads = parse_num_threads(value)
+        self._check_open()
+        count = parse_num_threads(value)
         # The setting reads back as asked: "auto" stays "auto", other values are the count.
         auto = isinstance(value, str) and value.strip().lower() == "auto"
-        self._num_threads_setting = "auto" if auto else self._num_threads
+        calls: list = [(setattr, (self, "_num_threads", count)),
+                       (setattr, (self, "_num_threads_setting", "auto" if auto else count))]
         kernel = self.__dict__.get("kernel")
         if kernel is not None:
-            kernel.num_threads = self._num_threads
+            calls.append((setattr, (kernel, "num_threads", count)))
+        _core.commit([], calls)
 
     def _finish_init(self):
         """Build the batched spaces and the per-dtype step entry points (after the subclass init)."""
@@ -296,7 +322,8 @@ class GridVectorEnv(VectorEnv):
             raise InvalidArgumentError("info_events=True puts the kernel's events in infos: it needs events=True")
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._fresh_obs = self.copy and self.obs_rewritten_every_step
+        self._fresh_obs = self.copy and self.obs_rewritten_every_step and self.state.obs.nbytes > FRESH_OBS_MIN_BYTES
+        self._obs_layout = (self.state.obs.shape, self.state.obs.dtype)  # of the fresh arrays step() fills
         self._all_rows = np.ones(self.num_envs, np.bool_)
         k = self.kernel
         space = self.single_action_space
@@ -309,13 +336,21 @@ class GridVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ reset
 
+    @synchronized
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset all envs, or those in ``options["reset_mask"]``; returns ``(obs, infos)``.
 
         ``options`` is never modified. Keys other than ``reset_mask`` go to the envs
-        being reset (for example ``"start"`` for the navigation family).
+        being reset (for example ``"start"`` for the navigation family). Everything is
+        checked before anything changes: a refused reset leaves the keys, the seeds,
+        ``np_random`` and the action spaces' generators as they were.
+
+        Raises:
+            InvalidArgumentError: a seed below 0 or from ``2**128`` on, a list of seeds of
+                the wrong length, a bad ``reset_mask`` or an unknown or bad option.
+            ArgumentTypeError: ``seed``, ``options`` or ``reset_mask`` of the wrong type.
         """
         self._check_open()
         options = {} if options is None else options
@@ -323,19 +358,27 @@ class GridVectorEnv(VectorEnv):
             raise ArgumentTypeError(f"options must be a dict or None, got {type(options).__name__}")
         mask = self._parse_reset_mask(options.get("reset_mask"))
         seeds = self._parse_seed(seed)
-        if isinstance(seed, numbers.Integral):
-            super().reset(seed=int(seed))
-            self.action_space.seed(int(seed))
-            self.single_action_space.seed(int(seed))
-        self._own_obs()  # rows not reset keep their observation
         family_options = {k: v for k, v in options.items() if k != "reset_mask"}
-        self._apply_reset_options(mask, family_options)
+        writes = self._reset_option_writes(mask, family_options)
         unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
-        self._seed_envs(unit_mask, unit_seeds)
-        self.kernel.reset(unit_mask.view(np.uint8))
-        self._was_reset = True
+        writes += self._seed_writes(unit_mask, unit_seeds)
+        calls = self._seeding_calls(int(seed)) if isinstance(seed, numbers.Integral) else []
+        self._own_obs()  # rows not reset keep their observation
+        calls += [(self.kernel.reset, (unit_mask.view(np.uint8),)), (setattr, (self, "_was_reset", True))]
+        _core.commit(writes, calls)  # all or nothing, also under KeyboardInterrupt
         obs = self._output(self.state.obs)
         return obs, self._reset_infos(mask)
+
+    def _seeding_calls(self, seed: int) -> list:
+        """The generators ``reset(seed=seed)`` gives ``np_random`` and the action spaces, as commit calls."""
+        rng, used = seeding.np_random(seed)
+        calls: list = [(setattr, (self, "_np_random", rng)), (setattr, (self, "_np_random_seed", used))]
+        for space in (self.action_space, self.single_action_space):
+            if type(space).seed is gym.spaces.Space.seed:  # one generator: what Space.seed would set
+                calls.append((setattr, (space, "_np_random", seeding.np_random(seed)[0])))
+            else:  # a composite space seeds its subspaces its own way (no family has one)
+                space.seed(seed)
+        return calls
 
     def _parse_reset_mask(self, mask) -> np.ndarray:
         N = self.num_envs
@@ -358,7 +401,11 @@ class GridVectorEnv(VectorEnv):
             return None
         if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
             if seed < 0:
-                raise InvalidArgumentError(f"seed must be non-negative, got {seed}")
+                raise InvalidArgumentError(f"seed must be non-negative, got {brief(seed)}")
+            if int(seed) + N > SEED_BOUND:
+                raise InvalidArgumentError(
+                    f"seed gives env i the seed seed + i, below 2**128: seed must be at most 2**128 - {N}, "
+                    f"got {brief(seed)}")
             seed = int(seed)
             if seed + N <= 1 << 64:
                 return np.arange(N, dtype=np.uint64) + np.uint64(seed)
@@ -373,35 +420,37 @@ class GridVectorEnv(VectorEnv):
             for i, s in enumerate(seed):
                 if s is None:
                     out[i] = None
-                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and int(s) >= 0:
+                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= int(s) < SEED_BOUND:
                     out[i] = int(s)
                 else:
-                    raise InvalidArgumentError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
+                    raise InvalidArgumentError(f"seed[{i}] must be an integer in 0..2**128 - 1 or None, got {brief(s)}")
             return out
         raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
 
-    def _seed_envs(self, mask: np.ndarray, seeds: np.ndarray | None):
-        """New keys for seeded envs (episode 0); the next episode for the others.
+    def _seed_writes(self, mask: np.ndarray, seeds: np.ndarray | None) -> list:
+        """The writes (for ``_core.commit``) of new keys for seeded envs (episode 0), the next episode for the others.
 
-        ``seeds`` is None or one entry per unit (as from :meth:`_parse_seed`).
+        ``seeds`` is None or one entry per unit (as from :meth:`_parse_seed`). Nothing is written here.
         """
         st = self.state
         idx = np.flatnonzero(mask)
         given = np.full(len(idx), None, dtype=object) if seeds is None else seeds[idx]
+        writes: list = []
         if given.dtype == object:
             missing = np.equal(given, None)  # type: ignore[call-overload]  # numpy's stubs omit None operands
             # Envs reset without a seed that were never seeded take one from OS entropy.
             fresh = missing & ~st.seeded[idx]
             given[fresh] = [entropy_seed() for _ in range(int(fresh.sum()))]
             continuing = missing & ~fresh
-            st.episode[idx[continuing]] += 1
+            rows = idx[continuing]
+            writes.append((st.episode, rows, st.episode[rows] + 1))
             idx, given = idx[~continuing], given[~continuing]
         if len(idx):
-            st.key[idx] = self._derive_keys(given)
-            st.episode[idx] = 0
-            st.reseed[idx] = True
-            st.seeded[idx] = True
-            st.seeds[idx] = given.astype(object)  # Python ints
+            n = len(idx)
+            writes += [(st.key, idx, self._derive_keys(given)), (st.episode, idx, np.zeros(n, st.episode.dtype)),
+                       (st.reseed, idx, np.ones(n, np.bool_)), (st.seeded, idx, np.ones(n, np.bool_)),
+                       (st.seeds, idx, given.astype(object))]  # Python ints
+        return writes
 
     def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
         """The per-world keys of ``seeds`` (``gridsim.engine.rng.derive_keys``), in the kernel where they fit."""
@@ -419,10 +468,14 @@ class GridVectorEnv(VectorEnv):
         """Family hook: the reset mask and seeds per simulated world (a row is one world by default)."""
         return mask, seeds
 
-    def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
-        """Family hook: apply reset options to the masked envs (unknown keys raise)."""
+    def _reset_option_writes(self, mask: np.ndarray, options: Mapping[str, Any]) -> list:
+        """Family hook: check the reset options of the masked envs (unknown keys raise) and return their writes.
+
+        The writes are ``_core.commit``'s; they are made with the reset's other writes, all at once.
+        """
         if options:
             raise InvalidArgumentError(f"unknown reset options {sorted(options)}")
+        return []
 
     def _reset_infos(self, mask: np.ndarray) -> dict[str, Any]:
         """Family hook: infos of the envs just reset."""
@@ -432,41 +485,47 @@ class GridVectorEnv(VectorEnv):
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env; see the class docstring for the autoreset timelines."""
-        if not self._was_reset:  # also False once closed
-            self._check_open()
-            raise gym.error.ResetNeeded("call reset() before step()")
-        st = self.state
-        if self._fresh_obs:
-            obs = np.empty_like(st.obs)
-            self.kernel.bind_obs(obs)
-            self._obs_external = True
-        try:  # fast path: an array of the exact shape, of a dtype the kernel takes as it is
-            if actions.shape != self._action_shape:  # the kernel checks only the element count
-                raise ValueError  # caught below: the slow path checks and converts
-            n_done = self._step_by_dtype[actions.dtype](actions)
-        except (AttributeError, KeyError, TypeError, ValueError):
-            actions, fn = self._coerce_actions(actions)
-            n_done = fn(actions)
-        if n_done < 0:
-            raise self._kernel_error(actions)
-        if self.copy:
-            if not self._fresh_obs:
-                obs = st.obs.copy()
-            rewards, terminated, truncated = st.rewards.copy(), st.terminated.copy(), st.truncated.copy()
-        else:
-            obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
-        infos: dict[str, Any] = {}
-        if self.has_step_infos:
-            self._step_infos(infos)
-        if n_done:
-            self._ended_infos(infos)
-        if self.info_events:  # arrays of length E (events), not N
-            infos["events"] = self.events_batch()
-        if self.obs_transform is not None:
-            obs = self.obs_transform(obs)
-        if self.obs_dtype is not None:
-            obs = obs.astype(self.obs_dtype)
-        return obs, rewards, terminated, truncated, infos
+        # The env's lock, taken by hand: this is the one path where the decorator's call would show.
+        lock = self._lock
+        lock.acquire()
+        try:
+            if not self._was_reset:  # also False once closed
+                self._check_open()
+                raise gym.error.ResetNeeded("call reset() before step()")
+            st = self.state
+            if self._fresh_obs:
+                obs = np.empty(*self._obs_layout)
+                self.kernel.bind_obs(obs)
+                self._obs_external = True
+            try:  # fast path: an array of the exact shape, of a dtype the kernel takes as it is
+                if actions.shape != self._action_shape:  # the kernel checks only the element count
+                    raise ValueError  # caught below: the slow path checks and converts
+                n_done = self._step_by_dtype[actions.dtype](actions)
+            except (AttributeError, KeyError, TypeError, ValueError):
+                actions, fn = self._coerce_actions(actions)
+                n_done = fn(actions)
+            if n_done < 0:
+                raise self._kernel_error(actions)
+            if self.copy:
+                if not self._fresh_obs:
+                    obs = st.obs.copy()
+                rewards, terminated, truncated = st.rewards.copy(), st.terminated.copy(), st.truncated.copy()
+            else:
+                obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
+            infos: dict[str, Any] = {}
+            if self.has_step_infos:
+                self._step_infos(infos)
+            if n_done:
+                self._ended_infos(infos)
+            if self.info_events:  # arrays of length E (events), not N
+                infos["events"] = self.events_batch()
+            if self.obs_transform is not None:
+                obs = self.obs_transform(obs)
+            if self.obs_dtype is not None:
+                obs = obs.astype(self.obs_dtype)
+            return obs, rewards, terminated, truncated, infos
+        finally:
+            lock.release()
 
     # Families with per-step infos set this and override _step_infos (and _final_step_infos).
     has_step_infos = False
@@ -595,6 +654,7 @@ class GridVectorEnv(VectorEnv):
             raise EnvIndexError(f"env index {index!r} out of range for {self.num_envs} envs")
         return int(index) % self.num_envs
 
+    @synchronized
     def state_dict(self) -> dict[str, Any]:
         """A deep copy of the whole batch state: numpy arrays and a few scalars, none of dtype object.
 
@@ -615,6 +675,7 @@ class GridVectorEnv(VectorEnv):
         out["env_class"] = type(self).__name__
         return out
 
+    @synchronized
     def load_state_dict(self, state: Mapping[str, Any]):
         """Restore a batch saved by :meth:`state_dict`; stepping then continues bit-identically.
 
@@ -628,6 +689,8 @@ class GridVectorEnv(VectorEnv):
         Every value is copied once; the copy is checked against the family's invariants and is
         what gets written, so a state that normal play cannot reach changes nothing, and
         neither does a caller changing its arrays while this runs.
+        The copy is then written all at once (:meth:`_commit_loaded`), also when a
+        ``KeyboardInterrupt`` arrives.
 
         Raises:
             InvalidStateError: the state is of another env class or format version, a field is
@@ -654,19 +717,24 @@ class GridVectorEnv(VectorEnv):
         self._check_state(st.view(source=arrays))
         self._commit_loaded(arrays, seeds, max_steps)
 
-    def _commit_loaded(self, arrays: dict[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None):
-        """Write a state :meth:`load_state_dict` has read and checked (its own copies)."""
+    def _commit_loaded(self, arrays: Mapping[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None):
+        """Write a state :meth:`load_state_dict` has read and checked (its own copies): every dynamic field but the static ones, the seeds, the step limit.
+
+        The values are put into private arrays first; then ``_core.commit`` writes them all,
+        with no Python bytecode in between, so a ``KeyboardInterrupt`` leaves the old state or
+        the new one, never a mix.
+        """
         st = self.state
         self._own_obs()
         static = st.static_fields()
-        for name in st.DYNAMIC:
-            if name not in static:
-                np.copyto(getattr(st, name), arrays[name])
-        st.seeds[:] = seeds  # an object array takes the list as it is
-        if max_steps is not None:
-            self.kernel.max_steps = max_steps
-        self.kernel.sync_outputs()
-        self._was_reset = True
+        writes: list = [(getattr(st, name), np.ascontiguousarray(arrays[name], getattr(st, name).dtype))
+                        for name in st.DYNAMIC if name not in static]
+        new_seeds = np.empty(len(st.seeds), dtype=object)
+        new_seeds[:] = seeds  # an object array takes the list as it is
+        writes.append((st.seeds, new_seeds))
+        calls: list = [] if max_steps is None else [(setattr, (self.kernel, "max_steps", max_steps))]
+        calls += [(self.kernel.sync_outputs, ()), (setattr, (self, "_was_reset", True))]
+        _core.commit(writes, calls)
 
     def _check_origin(self, source: StateSource):
         """A state's ``format_version`` and ``env_class``, where it has them (earlier dicts have neither)."""
@@ -698,33 +766,32 @@ class GridVectorEnv(VectorEnv):
         """A copy of one world's saved fields to change, check and write (``set_state`` of ``row``)."""
         return self.state.view(units=[unit], labels=self.STATE_LABELS, widen=True, row=unit if row is None else row)
 
-    def _write_checked(self, view: StateView):
-        """Check a changed :meth:`_unit_view`, then write it: all or nothing."""
-        self._check_state(view)
-        self.state.write_units(view)
-
     def _clear_events(self, unit: int):
         """Drop world ``unit``'s events of the last step (a state write or a start begins with none)."""
         if hasattr(self.state, "event_count"):
             self.state.event_count[unit] = 0
 
     def _commit_state(self, view: StateView, unit: int, row: int,
-                      after_write: Callable[[], None] | None = None) -> np.ndarray:
-        """The end of every family's ``set_state``: write one world's changed view, then observe.
+                      after_write: Sequence[tuple[Callable[..., Any], tuple]] = ()) -> np.ndarray:
+        """The end of every family's ``set_state``: check one world's changed view, write it, observe.
 
-        The view is checked and written all or nothing (:meth:`_write_checked`); then
-        ``after_write`` runs (nav redraws a fixed-reward table for a new key), every row's
-        observation is rewritten from the state, the batch may step, and the world's pending
-        events are cleared. Returns row ``row``'s observation, as ``step`` returns it.
+        The view is checked first (nothing changes if it breaks an invariant). Then, in one
+        ``_core.commit`` (all or nothing, also under ``KeyboardInterrupt``): the view is
+        written, the world's pending events are cleared, the ``after_write`` calls run
+        (compiled ``(function, args)``: nav redraws a fixed-reward table for a new key),
+        every row's observation is rewritten from the state and the batch may step.
+        Returns row ``row``'s observation, as ``step`` returns it.
         """
-        self._write_checked(view)
-        if after_write is not None:
-            after_write()
+        st = self.state
+        self._check_state(view)
+        writes = st.unit_writes(view)
+        if hasattr(st, "event_count"):  # a state write starts from no pending events
+            writes.append((st.event_count, np.array([unit], np.intp), np.zeros(1, st.event_count.dtype)))
         self._own_obs()
-        self.kernel.observe()
-        self._was_reset = True  # an injected state is a valid place to step from
-        self._clear_events(unit)  # a state write starts from no pending events
-        return self._output(self.state.obs[row])
+        calls = [*after_write, (self.kernel.observe, ()),
+                 (setattr, (self, "_was_reset", True))]  # an injected state is a valid place to step from
+        _core.commit(writes, calls)
+        return self._output(st.obs[row])
 
     def _loaded_seeds(self, source: StateSource) -> list | np.ndarray:
         """A state's seeds, one per world (None: never seeded), from uint64 words and a mask or from a list."""
@@ -763,11 +830,11 @@ class GridVectorEnv(VectorEnv):
         # The usual case without a Python loop: every seed a non-negative int below 2**128, or None.
         if set(map(type, seeds)) <= {int, type(None)}:
             given = list(filter(partial(is_not, None), seeds))
-            if min(given, default=0) >= 0 and max(given, default=0) < SEED_LIMIT:
+            if min(given, default=0) >= 0 and max(given, default=0) < SEED_BOUND:
                 return seeds
         for i, s in enumerate(seeds):
             if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral)
-                                  or not 0 <= int(s) < SEED_LIMIT):
+                                  or not 0 <= int(s) < SEED_BOUND):
                 env = i * (self.num_envs // U)
                 raise InvalidStateError(
                     f"state field 'seeds' of env {env}: {s!r}; allowed: None or an integer in 0..2**128 - 1",
@@ -789,6 +856,7 @@ class GridVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------------- render
 
+    @synchronized
     def render(self) -> tuple[Any, ...] | None:
         """``rgb_array``: a tuple of N uint8 frames; ``ansi``: a tuple of N strings; ``human``: a window of env 0."""
         self._check_open()
@@ -838,6 +906,12 @@ class GridVectorEnv(VectorEnv):
         if self.closed:
             raise ClosedEnvError(_closed_message(self))
 
+    @synchronized
+    def close(self, **kwargs):
+        """Close the env (idempotent): every later call raises :class:`gridsim.ClosedEnvError`."""
+        super().close(**kwargs)
+
+    @synchronized
     def close_extras(self, **kwargs):
         """Close the render window, if any, and release the kernel and the state."""
         if self._window is not None:
@@ -860,6 +934,7 @@ class GridVectorEnv(VectorEnv):
     _PICKLED_ATTRS = ("level_def", "level_values", "level_source", "max_episode_steps", "_np_random",
                       "_np_random_seed", "action_space", "single_action_space", "_was_reset")
 
+    @synchronized
     def __reduce__(self):
         """Pickle (and ``copy.deepcopy``) as the constructor arguments plus :meth:`state_dict`.
 
@@ -880,10 +955,12 @@ class GridVectorEnv(VectorEnv):
 
     # -------------------------------------------------------- call / get_attr
 
+    @synchronized
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """The attribute of the env, once per env (as ``SyncVectorEnv`` returns it)."""
         return (getattr(self, name),) * self.num_envs
 
+    @synchronized
     def call(self, name: str, *args, **kwargs) -> tuple[Any, ...]:
         """Call a method once per env, passing ``index=i``, or repeat an attribute."""
         attr = getattr(self, name)
@@ -891,6 +968,7 @@ class GridVectorEnv(VectorEnv):
             return tuple(attr(*args, index=i, **kwargs) for i in range(self.num_envs))
         return (attr,) * self.num_envs
 
+    @synchronized
     def set_attr(self, name: str, values):
         """Set an attribute; a sequence must hold one identical value per env."""
         if isinstance(values, (list, tuple)):

@@ -14,6 +14,7 @@ import gridsim._core as _core
 import gridsim.kitchen._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
+from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
@@ -22,6 +23,7 @@ from gridsim.engine.settings import (
     check_choice,
 )
 from gridsim.engine.single import SingleEnvView
+from gridsim.engine.state import brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
 from gridsim.kitchen.api import KitchenApi
@@ -235,6 +237,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         row = self._index(index)
         return row // self.num_agents if self.agent_rows else row
 
+    @synchronized
     def get_state(self, index: int = 0) -> dict[str, Any]:
         """Row ``index``'s kitchen as a dict of Python values.
 
@@ -263,6 +266,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     STATE_LABELS = {"agent_cell": "agents.pos", "held": "agents.held", "tile_item": "items",
                     "n_delivered": "delivered", "delivered_item": "delivered", "delivered_cell": "delivered"}
 
+    @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
         """Inject a state dict (the format of :meth:`get_state`) into row ``index``'s kitchen.
 
@@ -283,14 +287,14 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
             ok = isinstance(xy, (tuple, list)) and len(xy) == 2 and all(
                 isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)) for c in xy)
             if not ok or not (0 <= xy[0] < W and 0 <= xy[1] < H):
-                v.fail(field, 0, f"{what} {xy!r}; allowed: (x, y) with x in 0..{W - 1} and y in 0..{H - 1}")
+                v.fail(field, 0, f"{what} {brief(xy)}; allowed: (x, y) with x in 0..{W - 1} and y in 0..{H - 1}")
             return int(xy[1]) * W + int(xy[0])
 
         def item(name, field, what):
             try:
                 return tables.item_id(name)
             except (KeyError, TypeError, ValueError, AttributeError):
-                v.fail(field, 0, f"{what}: {name!r} is not an item this level can hold (None or a full item name)")
+                v.fail(field, 0, f"{what}: {brief(name)} is not an item this level can hold (None or a full item name)")
 
         if not isinstance(state, Mapping) or not isinstance(state.get("agents"), (list, tuple)):
             raise InvalidStateError("a kitchen state is a dict with a list 'agents' (get_state())", env=v.row)
@@ -305,11 +309,12 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         if not isinstance(placed, Mapping):
             v.fail("tile_item", 0, f"must be a dict (x, y) -> item name, got {type(placed).__name__}")
         for xy, name in placed.items():
-            v.put_int("tile_item", item(name, "tile_item", f"item at {xy}"), cell(xy, "tile_item", "item cell"))
+            v.put_int("tile_item", item(name, "tile_item", f"item at {brief(xy)}"), cell(xy, "tile_item", "item cell"))
         delivered = state.get("delivered", {})
         if not isinstance(delivered, Mapping) or not all(isinstance(n, (list, tuple)) for n in delivered.values()):
             v.fail("delivered_item", 0, "must be a dict (x, y) -> list of item names")
-        order = [(cell(xy, "delivered_cell", "delivery cell"), item(name, "delivered_item", f"delivered at {xy}"))
+        order = [(cell(xy, "delivered_cell", "delivery cell"),
+                  item(name, "delivered_item", f"delivered at {brief(xy)}"))
                  for xy, names in delivered.items() for name in names]
         D = st.delivered_item.shape[1]
         if len(order) > D:
@@ -326,6 +331,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
 
     # ------------------------------------------------------------------ render
 
+    @synchronized
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
         """Row ``index``'s kitchen as a uint8 (H * px, W * px, 3) frame (``px``: ``cell_px`` or ``tile_px``).
 
@@ -336,6 +342,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         px = check_cell_px(cell_px, self.tile_px, self.level.height, self.level.width)
         return render_rgb(self.level, self.get_state(index), px)
 
+    @synchronized
     def render_text(self, index: int = 0) -> str:
         """Row ``index``'s kitchen as text: map characters, agents 1-4, items (t/T, l/L, o/O, p, m)."""
         return render_ansi(self.level, self.get_state(index))

@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from gridsim.engine.settings import internal_arguments, refuse_private_arguments
+from gridsim.engine.locking import synchronized
 from gridsim.errors import InvalidActionError, KernelError
 
 try:  # PettingZoo is optional: the class works as a duck-typed ParallelEnv without it
@@ -26,7 +27,8 @@ class KitchenParallelEnv(ParallelEnv):
     the agent itself); actions ``Discrete(5)`` per agent (0 noop, 1 up, 2 down, 3 left,
     4 right; a missing agent's action is a noop); rewards are the team reward. When the
     kitchen is solved or times out every agent is removed; there is no autoreset.
-    ``state()`` returns the joint (H, W, 22) grid.
+    ``state()`` returns the joint (H, W, 22) grid. Its calls hold the kitchen's lock: calls from
+    several threads run one at a time.
 
     Args:
         level: a kitchen level name such as ``"kitchen/open-divider_salad"``.
@@ -58,6 +60,11 @@ class KitchenParallelEnv(ParallelEnv):
         self._action_spaces = {a: gym.spaces.Discrete(5) for a in self.possible_agents}
         self._actions = np.zeros(num_agents, np.int64)
 
+    @property
+    def _lock(self):
+        """The kitchen vector env's lock."""
+        return self._vec._lock
+
     def observation_space(self, agent: str) -> gym.spaces.Box:
         """The agent's observation space (one cached object per agent)."""
         return self._observation_spaces[agent]
@@ -66,15 +73,20 @@ class KitchenParallelEnv(ParallelEnv):
         """The agent's action space (one cached object per agent)."""
         return self._action_spaces[agent]
 
+    @synchronized
     def reset(self, seed: int | None = None, options: dict | None = None):
-        """Start an episode; returns per-agent observations and infos (kitchens take no options)."""
+        """Start an episode; returns per-agent observations and infos (kitchens take no options).
+
+        The kitchen checks the seed first: a refused reset seeds nothing.
+        """
+        obs, _ = self._vec.reset(seed=None if seed is None else [seed] * len(self.possible_agents))
         if seed is not None:
             for a, space in enumerate(self._action_spaces.values()):
                 space.seed(seed + a)
-        obs, _ = self._vec.reset(seed=None if seed is None else [seed] * len(self.possible_agents))
         self.agents = list(self.possible_agents)
         return {a: obs[i] for i, a in enumerate(self.possible_agents)}, {a: {} for a in self.agents}
 
+    @synchronized
     def step(self, actions: dict[str, int]):
         """All live agents act at once; returns per-agent obs, rewards, terminations, truncations, infos."""
         if not self.agents:
@@ -111,16 +123,19 @@ class KitchenParallelEnv(ParallelEnv):
             raise InvalidActionError(f"the action of {agent!r} is {int(a)}, out of range for {space}; no agent acted")
         return int(a)
 
+    @synchronized
     def state(self) -> np.ndarray:
         """The joint (H, W, 22) grid of the kitchen."""
         obs = self._vec.state.obs[0]
         return obs[..., :-1].copy() if not self._vec.state.channels_first else obs[:-1].copy()
 
+    @synchronized
     def render(self):
         """``rgb_array``: a uint8 frame; ``ansi``: text."""
         frames = self._vec.render()
         return None if frames is None else frames[0]
 
+    @synchronized
     def close(self):
         """Release the kitchen."""
         if not self._vec.closed:

@@ -16,8 +16,10 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-from gridsim.engine.rng import entropy_seed
+from gridsim.engine.locking import synchronized
+from gridsim.engine.rng import SEED_BOUND, entropy_seed
 from gridsim.engine.settings import Setting, check_max_steps, format_value
+from gridsim.engine.state import brief
 from gridsim.errors import (
     ArgumentTypeError,
     InvalidActionError,
@@ -65,6 +67,8 @@ class LevelApi:
         def _coerce_actions(self, actions: Any) -> np.ndarray: ...
         def _kernel_error(self, actions: Any) -> Exception: ...
         def _clear_events(self, unit: int) -> None: ...
+        def _rows_to_units(self, mask: np.ndarray, seeds: Any) -> tuple[np.ndarray, Any]: ...
+        def _seed_writes(self, mask: np.ndarray, seeds: Any) -> list: ...
 
     # ------------------------------------------------------------------ units
 
@@ -103,10 +107,12 @@ class LevelApi:
         """Family hook: every named observation."""
         return {}
 
+    @synchronized
     def observation_spec(self) -> list[ObsSpec]:
         """The named observations of one env: ``ObsSpec(name, dtype, shape)``, -1 for a varying dimension."""
         return [spec for spec, _ in self._observation_entries().values()]
 
+    @synchronized
     def observation(self, name: str):
         """Observation ``name`` of every env: an (N, *shape) array, or a tuple of N values for str or varying shapes.
 
@@ -142,6 +148,7 @@ class LevelApi:
 
     # ----------------------------------------------------------------- events
 
+    @synchronized
     def events(self, index: int = 0) -> list[tuple[str, list[np.ndarray]]]:
         """Env ``index``'s events of the last step or reset: ``[(name, [int32 payload])]`` in emission order.
 
@@ -154,6 +161,7 @@ class LevelApi:
         unit = int(self.row_units[self._index(index)])
         return decode_events(self.state, self.EVENT_SPECS, unit)
 
+    @synchronized
     def events_batch(self) -> dict[str, np.ndarray]:
         """Every env's events as arrays, ordered by env, then emission.
 
@@ -175,13 +183,15 @@ class LevelApi:
 
     # ------------------------------------------------------- start / advance
 
+    @synchronized
     def start(self, episode: int = 0, seed: int | Sequence[int] | None = None, index=None):
         """Start episode ``episode`` of the selected envs (all by default), keyed by ``seed``.
 
         Env i gets the key of ``seed + i`` (as ``reset(seed=seed)`` gives it), or ``seed[k]``
         for the k-th selected env when ``seed`` is a sequence; ``None`` draws a seed from OS
         entropy. ``start(e, s, index=i)`` reproduces env i's episode e after ``reset(seed=s)``
-        without playing the episodes before it.
+        without playing the episodes before it. Seeds are below ``2**128``; the start happens
+        completely or not at all, also under ``KeyboardInterrupt``.
         """
         self._check_open()
         last = np.iinfo(self.state.episode.dtype).max
@@ -193,26 +203,32 @@ class LevelApi:
             chosen = [entropy_seed() for _ in rows]
         elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
             if seed < 0:
-                raise InvalidArgumentError(f"seed must be non-negative, got {seed}")
+                raise InvalidArgumentError(f"seed must be non-negative, got {brief(seed)}")
             chosen = [int(seed) + int(i) for i in rows]
+            if chosen[-1] >= SEED_BOUND:
+                raise InvalidArgumentError(f"seed + i (env i's seed) must be below 2**128, got seed={brief(seed)}")
         else:
             if not isinstance(seed, (Sequence, np.ndarray)):
                 raise ArgumentTypeError(f"seed must be an int, a sequence of ints or None, got {type(seed).__name__}")
             chosen = list(seed)
             if len(chosen) != len(rows):
                 raise InvalidArgumentError(f"seed holds {len(chosen)} seeds for {len(rows)} selected envs")
-            if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in chosen):
-                raise InvalidArgumentError("seeds must be non-negative integers")
+            if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 0 <= s < SEED_BOUND
+                   for s in chosen):
+                raise InvalidArgumentError("seeds must be integers in 0..2**128 - 1")
         seeds = np.full(self.num_envs, None, dtype=object)
         for i, s in zip(rows, chosen, strict=True):
             seeds[i] = int(s)
         unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
-        self._seed_envs(unit_mask, unit_seeds)  # new keys, episode 0 ...
-        self.state.episode[unit_mask] = int(episode)  # ... then the episode asked for
+        units = np.flatnonzero(unit_mask)
+        writes = self._seed_writes(unit_mask, unit_seeds)  # new keys, episode 0 ...
+        episode_dtype = self.state.episode.dtype
+        writes.append((self.state.episode, units, np.full(len(units), episode, episode_dtype)))  # ... then this one
         self._own_obs()
-        self.kernel.reset(np.ascontiguousarray(unit_mask).view(np.uint8))
-        self._was_reset = True
+        _core.commit(writes, [(self.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),)),
+                              (setattr, (self, "_was_reset", True))])
 
+    @synchronized
     def advance(self, discrete=None, continuous=None, text=None) -> tuple[np.ndarray, np.ndarray]:
         """One kernel step of every env without autoreset; returns ``(cont, reward)``.
 
@@ -283,6 +299,7 @@ class LevelApi:
             hook(self, i, str(t))
             self._clear_events(int(self.row_units[i]))
 
+    @synchronized
     def status(self) -> np.ndarray:
         """Every env's :class:`EnvironmentStatus` as an int8 (N,) array (RUNNING, TERMINATED, INTERRUPTED)."""
         self._check_open()
@@ -299,6 +316,7 @@ class LevelApi:
         """Family hook: add the family's properties."""
 
     @property
+    @synchronized
     def properties(self) -> PropertyTable:
         """The property table (built on first use)."""
         table = self.__dict__.get("_property_table")
@@ -375,6 +393,7 @@ class LevelApi:
         except IndexError as e:
             raise property_error(PropertyResult.INVALID_ARGUMENT, str(e)) from None
 
+    @synchronized
     def read_property(self, key: str, index: int | None = None) -> str:
         """The value of property ``key`` (of env ``index`` for per-env keys) as a string.
 
@@ -387,10 +406,12 @@ class LevelApi:
         prop = self.properties.entry(key, PropertyAttribute.READABLE)
         return prop.get(self._row(key, prop, index))
 
+    @synchronized
     def write_property(self, key: str, value: str, index: int | None = None) -> None:
         """Write property ``key``.
 
         State writes apply at once (and clear the env's events), settings at each env's next reset.
+        A write happens completely or not at all, also under ``KeyboardInterrupt``.
 
         Raises:
             KeyError: no such key (NOT_FOUND).
@@ -418,6 +439,7 @@ class LevelApi:
         if row is not None:
             self._clear_events(int(self.row_units[row]))
 
+    @synchronized
     def list_property(self, key: str, index: int | None = None) -> list[tuple[str, PropertyAttribute]]:
         """The keys directly under ``key`` (``""`` for the top level), full keys with their attributes.
 
@@ -461,6 +483,7 @@ class LevelApi:
         out.update(level_settings)
         return out
 
+    @synchronized
     def setting_value(self, key: str) -> Any:
         """The current value of setting ``key``.
 
@@ -492,8 +515,8 @@ class LevelApi:
 
     def _write_setting_max_steps(self, value):
         value = check_max_steps(value, "max_steps")
-        self.kernel.max_steps = 0 if value is None else value
-        self.max_episode_steps = value
+        _core.commit([], [(setattr, (self.kernel, "max_steps", 0 if value is None else value)),
+                          (setattr, (self, "max_episode_steps", value))])
 
 
 # What the try_* property methods turn into a result code (the property errors derive from these).

@@ -13,6 +13,7 @@ import numpy as np
 import gridsim.nav._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
+from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
@@ -21,6 +22,7 @@ from gridsim.engine.settings import (
     check_choice,
 )
 from gridsim.engine.single import SingleEnvView
+from gridsim.engine.state import brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
 from gridsim.levels.lookup import LevelSource, builtin_level_names, read_source
@@ -268,12 +270,12 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     # ---------------------------------------------------------------- options
 
-    def _apply_reset_options(self, mask: np.ndarray, options: Mapping[str, Any]):
+    def _reset_option_writes(self, mask: np.ndarray, options: Mapping[str, Any]) -> list:
         unknown = set(options) - {"start"}
         if unknown:
             raise InvalidArgumentError(f"unknown reset options {sorted(unknown)}; the navigation family knows 'start'")
         if "start" not in options or options["start"] is None:
-            return
+            return []
         start = np.asarray(options["start"])
         if start.dtype.kind not in "iu":
             raise InvalidArgumentError(f"options['start'] must hold integers, got dtype {start.dtype}")
@@ -286,7 +288,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         for i in np.flatnonzero(mask):
             self._check_cell(int(start[i, 0]), int(start[i, 1]), int(i), "options['start']")
         st = self.state
-        st.start_override[mask] = st.cell_of(start[mask])
+        rows = np.flatnonzero(mask)
+        return [(st.start_override, rows, np.asarray(st.cell_of(start[mask]), st.start_override.dtype))]
 
     def _check_cell(self, r: int, c: int, i: int, what: str):
         if not (0 <= r < self.level.height and 0 <= c < self.level.width):
@@ -299,6 +302,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     # ------------------------------------------------------------ state access
 
+    @synchronized
     def get_state(self, index: int = 0) -> dict[str, Any]:
         """Env ``index`` as a plain dict of Python values.
 
@@ -331,6 +335,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
                     "ep_return": "return"}
     STATE_KEYS = frozenset({"pos", "step", "tiles", "episode", "key", "rng", "return", "needs_reset"})
 
+    @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
         """Inject a state dict (the keys of :meth:`get_state`; missing keys keep their value).
 
@@ -365,7 +370,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         if "key" in state:
             key = state["key"]
             if not _is_pair(key):
-                v.fail("key", 0, f"must be two 64-bit integers (hi, lo), got {key!r}")
+                v.fail("key", 0, f"must be two 64-bit integers (hi, lo), got {brief(key)}")
             for j in range(2):
                 v.put_int("key", key[j], j)
             v["seeded"][0] = True
@@ -376,7 +381,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         if "needs_reset" in state:
             v.put_bool("needs_reset", state["needs_reset"])
         # Fixed rewards belong to the key.
-        redraw = (lambda: self.kernel.redraw_table(i)) if "key" in state else None
+        redraw = [(self.kernel.redraw_table, (i,))] if "key" in state else []
         return self._commit_state(v, i, i, after_write=redraw), {}
 
     def _parse_pos(self, pos, i: int) -> tuple[int, int]:
@@ -385,7 +390,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         ok = _is_pair(pos) and all(
             isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in pos)
         if not ok or not (0 <= pos[0] < H and 0 <= pos[1] < W):
-            raise InvalidStateError(f"state field 'pos' of env {i}: {pos!r}; allowed: (row, col) with row in "
+            raise InvalidStateError(f"state field 'pos' of env {i}: {brief(pos)}; allowed: (row, col) with row in "
                                     f"0..{H - 1} and col in 0..{W - 1}", field="pos", env=i)
         return int(pos[0]), int(pos[1])
 
@@ -406,6 +411,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
 
     # ------------------------------------------------------------------ render
 
+    @synchronized
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
         """Env ``index`` as a fresh uint8 (H * cell_px, W * cell_px, 3) frame (``cell_px`` 16 by default).
 
@@ -417,6 +423,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         self.kernel.render_rgb(self._index(index), out, cell_px)
         return out
 
+    @synchronized
     def render_text(self, index: int = 0) -> str:
         """Env ``index`` as text: the current map with ``@`` on the agent's cell."""
         st = self.get_state(index)

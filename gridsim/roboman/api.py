@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import gridsim._core as _core
 import gridsim.roboman._kernel as _kernel
 from gridsim.engine.events import EventSpec
 from gridsim.errors import InvalidArgumentError
@@ -91,8 +92,8 @@ class RobomanApi(LevelApi):
         return bool(self.kernel.exclude_solved)
 
     def _write_setting_exclude_solved_starts(self, value: bool):
-        self.kernel.exclude_solved = int(value)
-        self.exclude_solved_starts = bool(value)
+        _core.commit([], [(setattr, (self.kernel, "exclude_solved", int(value))),
+                          (setattr, (self, "exclude_solved_starts", bool(value)))])
 
     def _family_properties(self, t: PropertyTable):
         def update(i, change):

@@ -12,6 +12,7 @@ import numpy as np
 import gridsim.roboman._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
+from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
     Setting,
@@ -21,7 +22,7 @@ from gridsim.engine.settings import (
     check_max_steps,
 )
 from gridsim.engine.single import SingleEnvView
-from gridsim.engine.state import StateView
+from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
 from gridsim.roboman.api import RobomanApi
@@ -219,6 +220,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
             "_action_mask": mask.copy(),
         }
 
+    @synchronized
     def action_masks(self) -> np.ndarray:
         """Valid actions of every env as bool (N, 7), **True = valid** (the inverse of ``infos["action_mask"]``)."""
         return self.state.action_mask == 0
@@ -227,12 +229,14 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         """The tasks the envs draw from (gridroboman has no map)."""
         return self.tasks
 
+    @synchronized
     def get_task(self, index: int = 0) -> str:
         """The name of env ``index``'s current task."""
         return TASKS[int(self.state.task[self._index(index)])].name
 
     # ------------------------------------------------------------ state access
 
+    @synchronized
     def get_state(self, index: int = 0) -> dict[str, Any]:
         """Env ``index`` in gridroboman's own terms (compares equal to the original's attributes).
 
@@ -257,6 +261,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
             "timer": int(st.timer[i]),
         }
 
+    @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
         """Inject a state dict (the format of :meth:`get_state`), stored verbatim.
 
@@ -279,6 +284,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
 
     # ------------------------------------------------------------------ render
 
+    @synchronized
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
         """Env ``index`` as a uint8 (7 * px, 7 * px, 3) frame (``px``: ``cell_px`` or the env's ``cell_px``).
 
@@ -288,6 +294,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         px = check_cell_px(cell_px, self.cell_px, 7, 7)
         return render_rgb(self.get_state(index), px)
 
+    @synchronized
     def render_text(self, index: int = 0) -> str:
         """Env ``index`` as text: ``@`` the agent, R/G/B the top objects (lower case under the agent)."""
         s = self.get_state(index)
@@ -321,12 +328,12 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int):
         if value is None:
             return -1
         if isinstance(value, numbers.Integral) and value < 0:
-            v.fail("record", 0, f" is {value!r}; allowed: None or 0..2 (red, green, blue)", part)
+            v.fail("record", 0, f" is {brief(value)}; allowed: None or 0..2 (red, green, blue)", part)
         return value
 
     pos = state["agent_pos"]
     if not isinstance(pos, (tuple, list)) or len(pos) != 2:
-        v.fail("record", 0, f"must be (x, y), got {pos!r}", "agent")
+        v.fail("record", 0, f"must be (x, y), got {brief(pos)}", "agent")
     for k in range(2):
         v.put_int("record", pos[k], r["AX"] + k, "agent")
     objs = state["objs"]
