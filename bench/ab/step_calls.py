@@ -2,8 +2,9 @@
 
 Usage: ``python bench/ab/step_calls.py`` prints one JSON line per configuration (the best of
 ``--repeats`` timings, microseconds per call). ``--ab BASE`` runs this script from two trees
-in alternation (BASE, then this one, ``--rounds`` times) and prints the median of each tree's
-rounds and their ratio; both trees must be built in place.
+in alternation (BASE, then this one, ``--rounds`` times) and prints the best of each tree's
+rounds (on a shared machine the least disturbed one) and their ratio; both trees must be built
+in place.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import timeit
@@ -71,7 +71,7 @@ def main() -> None:
     for (tree, family, n), values in runs.items():
         if tree != "base":
             continue
-        base, new = statistics.median(values), statistics.median(runs[("new", family, n)])
+        base, new = min(values), min(runs[("new", family, n)])
         print(f"| {family} | {n} | {base:.2f} | {new:.2f} | {base / new:.3f}x |")
 
 
