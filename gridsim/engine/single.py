@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.engine.locking import synchronized
+from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.engine.vector import GridVectorEnv, batch_action_masks
 from gridsim.errors import ArgumentTypeError
 

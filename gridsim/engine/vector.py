@@ -718,7 +718,7 @@ class GridVectorEnv(VectorEnv):
         self._commit_loaded(arrays, seeds, max_steps)
 
     def _commit_loaded(self, arrays: Mapping[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None):
-        """Write a state :meth:`load_state_dict` has read and checked (its own copies): every dynamic field but the static ones, the seeds, the step limit.
+        """Write a state :meth:`load_state_dict` has checked (its own copies): the fields, seeds, step limit.
 
         The values are put into private arrays first; then ``_core.commit`` writes them all,
         with no Python bytecode in between, so a ``KeyboardInterrupt`` leaves the old state or

@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.engine.locking import synchronized
+from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.errors import InvalidActionError, KernelError
 
 try:  # PettingZoo is optional: the class works as a duck-typed ParallelEnv without it
