@@ -45,6 +45,8 @@ if __package__ in (None, ""):  # run as a script: bench_step sits beside this fi
 import bench_step  # noqa: E402  (sets OPENBLAS_NUM_THREADS before numpy loads)
 from bench_step import BenchConfig  # noqa: E402
 
+from gridsim.engine.files import atomic_path, atomic_write  # noqa: E402
+
 SIZES = (64, 256, 1024, 4096, 16384, 65536, 262144)
 # How each family's table in bench/README.md is swept: the observations swept over N, the one
 # timed at N = 4096 only, the README marker, the step() targets at N = 4096 and the name of the
@@ -188,7 +190,8 @@ def write_readme(path: Path, section: str, marker: str = "sweep"):
     if start < 0 or end < start:
         raise SystemExit(f"{path}: markers {BEGIN} ... {END} not found")
     start += len(BEGIN)
-    path.write_text(text[:start] + "\n" + section + "\n" + text[end:], encoding="utf-8")
+    with atomic_write(path, encoding="utf-8") as f:
+        f.write(text[:start] + "\n" + section + "\n" + text[end:])
 
 
 # ------------------------------------------------------------------------- plot
@@ -226,7 +229,8 @@ def plot(summaries: list[dict[str, Any]], path: Path, date: str) -> None:
     fig.text(0.01, 0.01, f"{first['cpu_model']}, {first['cores']} cores; gridsim {first['gridsim']}; {date}",
              fontsize=7, color="grey")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
 
 

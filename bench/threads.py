@@ -31,6 +31,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads stay off the kernel's cores
 
 import gridsim  # noqa: E402
+from gridsim.engine.files import atomic_path, atomic_write  # noqa: E402
 from gridsim.engine.vector import parse_num_threads  # noqa: E402
 from gridsim.families import FAMILIES  # noqa: E402
 from gridsim.tools.benchmark import machine_info, make_actions, measure_threads, obs_type_of  # noqa: E402
@@ -103,7 +104,8 @@ def plot(rows, threads, path: Path, title: str):
     axes[0][-1].legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
 
 
@@ -141,7 +143,8 @@ def main(argv=None) -> int:
     text = (f"# Thread scaling on {info['cores']} cores\n\n{machine}. Env-steps per second ({what}) "
             f"and speed-up over {threads[0]} thread{'s' if threads[0] > 1 else ''}, from `python bench/threads.py "
             f"{' '.join(sys.argv[1:])}`.\n\n{table}\n")
-    (args.outdir / f"{name}.md").write_text(text, encoding="utf-8")
+    with atomic_write(args.outdir / f"{name}.md", encoding="utf-8") as f:
+        f.write(text)
     if not args.no_plot:
         plot(rows, threads, args.outdir / f"{name}.png", f"{machine}\n{what}")
     print(f"wrote {args.outdir / name}.md" + ("" if args.no_plot else f" and {name}.png"), file=sys.stderr)

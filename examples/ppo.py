@@ -42,6 +42,7 @@ import torch
 from torch import nn
 
 import gridsim
+from gridsim.engine.files import atomic_path, atomic_write
 
 # Training seeds start here; evaluation seeds start at EVAL_SEED_BASE, far from any training seed.
 EVAL_SEED_BASE = 10**9
@@ -407,7 +408,8 @@ def plot_curve(curve: list[dict], path: Path, title: str):
         a.grid(alpha=0.3)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=100)
     plt.close(fig)
 
 
@@ -421,9 +423,10 @@ def main(argv=None) -> int:
         args.checkpoint = Path("runs") / f"{name.replace('/', '_').replace(':', '_')}-seed{args.seed}.pt"
     if args.checkpoint:
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"model": agent.state_dict(), "args": vars(args) | {"checkpoint": str(args.checkpoint),
-                                                                          "curve": str(args.curve)}},
-                   args.checkpoint)
+        # Written whole or not at all: an interrupted save keeps the previous checkpoint.
+        with atomic_write(args.checkpoint, "wb") as f:
+            torch.save({"model": agent.state_dict(), "args": vars(args) | {"checkpoint": str(args.checkpoint),
+                                                                              "curve": str(args.curve)}}, f)
     if args.curve and curve:
         plot_curve(curve, args.curve, f"{name}: {stats['timesteps']:,} steps, {stats['train_seconds']:.0f} s")
     out = {"env_id": name, "success_rate": None, "mean_return": None,

@@ -156,7 +156,7 @@ def parse_seeds(text: str) -> list[int]:
 def _eval(args) -> int:
     import time
 
-    import gridsim
+    from gridsim.engine.files import partial_path
     from gridsim.tools.policies import load_policy
     from gridsim.tools.results import SweepResult
 
@@ -171,36 +171,27 @@ def _eval(args) -> int:
         return 2
     ray_kwargs = {}
     if args.ray:
-        from gridsim.tools import distributed
-
         ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
                       "num_envs_per_worker": args.num_envs, "num_threads_per_worker": args.num_threads,
                       "progress": args.progress}
     start = time.perf_counter()
-    if len(policies) > 1 or len(args.id) > 1:
-        if args.ray:
-            table = distributed.sweep(policies, args.id, seeds, csv_path=args.out, **ray_kwargs)
-        else:
-            table = SweepResult()
-            for name, policy in policies.items():
-                for env in args.id:
-                    table.add(name, env, gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs,
-                                                          num_threads=args.num_threads, progress=args.progress))
-            if args.out:
-                table.to_csv(args.out)
+    try:
+        run = _eval_run(args, policies, seeds, ray_kwargs)
+    except BaseException:
+        # --out is written whole or not at all; what a failed run finished is in <out>.partial.
+        if args.out and os.path.exists(partial_path(args.out)):
+            print(f"gridsim eval: stopped; the rows finished so far are in {partial_path(args.out)} "
+                  f"({args.out} is unchanged)", file=sys.stderr)
+        raise
+    if isinstance(run, SweepResult):
+        table = run
         print(table)
         print(f"{len(table.rows)} evaluations of {len(seeds)} episodes in {time.perf_counter() - start:.3f} s")
         if args.out:
             print(f"wrote {args.out}")
         return 0
-    (env,), (policy,) = args.id, policies.values()
-    if args.ray:
-        result = distributed.evaluate(policy, env, seeds, csv_path=args.out, **ray_kwargs)
-    else:
-        result = gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs, num_threads=args.num_threads,
-                                  progress=args.progress)
-        if args.out:
-            result.to_csv(args.out)
+    (env,) = args.id
+    result = run
     seconds = time.perf_counter() - start
     s = result.summary()
     rows = [("return", s["return"]), ("success rate", s["success"]), ("length", s["length"])]
@@ -216,6 +207,35 @@ def _eval(args) -> int:
     if args.out:
         print(f"wrote {args.out}")
     return 0
+
+
+def _eval_run(args, policies: dict, seeds: list[int], ray_kwargs: dict):
+    """The evaluation (one env and policy: an EvalResult) or the sweep (a SweepResult) of ``gridsim eval``."""
+    import gridsim
+    from gridsim.tools.results import SweepResult
+
+    if len(policies) > 1 or len(args.id) > 1:
+        if args.ray:
+            from gridsim.tools import distributed
+
+            return distributed.sweep(policies, args.id, seeds, csv_path=args.out, **ray_kwargs)
+        table = SweepResult()
+        with table.csv_when_done(args.out):
+            for name, policy in policies.items():
+                for env in args.id:
+                    table.add(name, env, gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs,
+                                                          num_threads=args.num_threads, progress=args.progress))
+        return table
+    (env,), (policy,) = args.id, policies.values()
+    if args.ray:
+        from gridsim.tools import distributed
+
+        return distributed.evaluate(policy, env, seeds, csv_path=args.out, **ray_kwargs)
+    result = gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs, num_threads=args.num_threads,
+                              progress=args.progress)
+    if args.out:
+        result.to_csv(args.out)
+    return result
 
 
 def _render(args) -> int:
@@ -349,7 +369,9 @@ def main(argv: list[str] | None = None) -> int:
                         "module, class, or module:factory()) or a .pt file (TorchScript, or a module saved whole); "
                         "repeat it to compare several")
     e.add_argument("--seeds", default="0:100", help="a:b, a:b:step or a comma list (default 0:100)")
-    e.add_argument("--out", default=None, help="write one CSV row per seed here")
+    e.add_argument("--out", default=None,
+                   help="write one CSV row per seed here, whole or not at all (with --ray the rows grow in "
+                        "OUT.partial, renamed onto OUT when complete; a failed run leaves OUT as it was)")
     e.add_argument("--num-envs", type=int, default=None, help="rows of the batch (default: one per seed, up to 1024)")
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

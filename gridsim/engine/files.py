@@ -5,6 +5,11 @@ temporary file in the destination's folder and is renamed into place once comple
 ``pip`` and ``conda`` write their metadata: an error, a full disk or a Ctrl-C midway leaves
 the previous file as it was, never a file cut short. The rename is atomic on POSIX and on
 Windows (``os.replace``) because the temporary file is on the same filesystem.
+
+A file written as results come in (a distributed evaluation's CSV) goes through
+:func:`partial_write`: it grows in ``<path>.partial`` beside the destination and is renamed
+onto it when complete; a run that fails leaves what it wrote there, and the previous file
+as it was.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
-__all__ = ["atomic_path", "atomic_write"]
+__all__ = ["PARTIAL_SUFFIX", "add_note", "atomic_path", "atomic_write", "partial_path", "partial_write"]
+
+# The suffix of the file a streamed write leaves behind when it fails.
+PARTIAL_SUFFIX = ".partial"
 
 
 def _umask() -> int:
@@ -70,3 +78,57 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) -
         yield f
         f.flush()
         os.fsync(f.fileno())
+
+
+def partial_path(path: str | os.PathLike) -> str:
+    """``<path>.partial``: where :func:`partial_write` writes, and what a failed run leaves."""
+    return os.fspath(path) + PARTIAL_SUFFIX
+
+
+def add_note(error: BaseException, text: str) -> None:
+    """``error.add_note(text)`` where Python has it (3.11+): the traceback shows the note."""
+    note = getattr(error, "add_note", None)
+    if note is not None:
+        note(text)
+
+
+@contextlib.contextmanager
+def partial_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) -> Iterator[IO[Any]]:
+    """Write ``path`` piece by piece in ``<path>.partial``; renamed onto ``path`` once the block completes.
+
+    For a file that grows while a long run goes on (rows flushed as they come in): a run that
+    completes leaves ``path`` and no partial file. A run that raises (an error, a
+    ``KeyboardInterrupt``) leaves ``path`` as it was and what was written in
+    ``<path>.partial`` (removed if nothing was), and the exception gets a note that says so.
+    A partial file of an earlier run is replaced when the next run starts.
+
+    Args:
+        path: the destination.
+        mode: ``"w"`` (text) or ``"wb"`` (binary).
+        **open_kwargs: passed to :func:`open` (``encoding``, ``newline``, ...).
+
+    Yields:
+        the open partial file.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"partial_write writes a whole file: mode 'w' or 'wb', got {mode!r}")
+    path = os.fspath(path)
+    partial = partial_path(path)
+    f = open(partial, mode, **open_kwargs)  # noqa: SIM115 - closed below, on every path
+    try:
+        yield f
+        f.flush()
+        os.fsync(f.fileno())
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            f.close()  # flushes what the block wrote
+        with contextlib.suppress(OSError):
+            if os.path.getsize(partial) == 0:
+                os.unlink(partial)
+        if os.path.exists(partial):
+            add_note(e, f"the part written so far is in {partial}; {path} is unchanged")
+        else:
+            add_note(e, f"nothing was written; {path} is unchanged")
+        raise
+    f.close()
+    os.replace(partial, path)

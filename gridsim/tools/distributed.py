@@ -14,6 +14,7 @@ Without an ``address``, Ray is started on this machine (``ray.init()``) unless i
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
 import numbers
 import os
@@ -27,6 +28,7 @@ import numpy as np
 import ray
 from ray.exceptions import RayActorError, WorkerCrashedError
 
+from gridsim.engine.files import partial_write
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError
 from gridsim.tools.evaluate import DEFAULT_MAX_ENVS, _open_env, _progress_bar, _seed_list, sweep_items
 from gridsim.tools.evaluate import evaluate as local_evaluate
@@ -115,14 +117,14 @@ def _positive_int(name: str, value) -> int:
 
 
 class _CsvStream:
-    """Writes an evaluation's CSV as shards finish, in the order of the seeds.
+    """Writes an evaluation's CSV as shards finish, in the order of the seeds, to an open file.
 
     A shard's rows are written once every earlier shard's are, so the finished file is
     byte-identical to ``EvalResult.to_csv`` of the whole result.
     """
 
-    def __init__(self, path: str | os.PathLike, n_shards: int):
-        self.file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed by close()
+    def __init__(self, file, n_shards: int):
+        self.file = file
         self.waiting: dict[int, EvalResult] = {}
         self.next = 0
         self.n_shards = n_shards
@@ -136,9 +138,6 @@ class _CsvStream:
             self.file.write(part.csv_rows())
             self.next += 1
         self.file.flush()
-
-    def close(self) -> None:
-        self.file.close()
 
 
 class EvalPool:
@@ -244,10 +243,17 @@ class EvalPool:
         shards = [seed_list[s:s + shard_size] for s in starts]
         policy_box = [uuid.uuid4().hex, ray.put(policy)]
         parts: list[EvalResult | None] = [None] * len(shards)
-        stream = _CsvStream(csv_path, len(shards)) if csv_path is not None else None
-        bar = _progress_bar(progress, n, os.fspath(env))
         start = time.perf_counter()
-        try:
+        with contextlib.ExitStack() as stack:
+            # The rows grow in <csv_path>.partial, renamed onto csv_path when every shard is in: a
+            # run that fails leaves csv_path as it was and its finished rows in the partial file.
+            stream = None
+            if csv_path is not None:
+                file = stack.enter_context(partial_write(csv_path, "w", encoding="utf-8", newline=""))
+                stream = _CsvStream(file, len(shards))
+            bar = _progress_bar(progress, n, os.fspath(env))
+            if bar is not None:
+                stack.callback(bar.close)
             for k, part in self._run_shards(shards, policy_box, env, kwargs, num_envs):
                 parts[k] = part
                 if stream is not None:
@@ -256,11 +262,6 @@ class EvalPool:
                     bar.update(len(part))
                 if on_shard is not None:
                     on_shard(part)
-        finally:
-            if bar is not None:
-                bar.close()
-            if stream is not None:
-                stream.close()
         seconds = time.perf_counter() - start
         done = [p for p in parts if p is not None]
         assert len(done) == len(parts)
@@ -351,7 +352,11 @@ def evaluate(policy, env: str | os.PathLike, seeds, *, num_workers: int, num_env
         progress: a tqdm bar of finished episodes (when tqdm is installed).
         shard_size: seeds per task. Default: an eighth of each worker's share, at least 256.
         env_kwargs: the env's keyword arguments, as :func:`gridsim.evaluate` takes them.
-        csv_path: write one CSV row per seed here, in the order of the seeds, as shards finish.
+        csv_path: write one CSV row per seed here, in the order of the seeds. The rows go to
+            ``<csv_path>.partial`` as shards finish, and that file is renamed onto
+            ``csv_path`` when the last one is in. A run that fails or is interrupted leaves
+            ``csv_path`` as it was and the rows finished so far in ``<csv_path>.partial``
+            (the exception's note names it); a partial file of an earlier run is replaced.
         on_shard: called in this process with each shard's :class:`EvalResult` as it arrives
             (in the order they finish, not the order of the seeds).
         max_retries: how many times one shard may be run again after its actor died.
@@ -387,7 +392,9 @@ def sweep(policies, envs, seeds, *, num_workers: int, csv_path: str | os.PathLik
         envs: ids or level names.
         seeds: the seeds every (policy, env) pair runs.
         num_workers: Ray actors to start.
-        csv_path: write the table here when the sweep is done.
+        csv_path: write the table here when the sweep is done (whole or not at all). A sweep
+            that fails or is interrupted leaves ``csv_path`` as it was and the rows of the
+            evaluations finished so far in ``<csv_path>.partial``.
         num_envs_per_worker: as :func:`evaluate` takes it.
         num_threads_per_worker: as :func:`evaluate` takes it.
         address: as :func:`evaluate` takes it.
@@ -405,13 +412,12 @@ def sweep(policies, envs, seeds, *, num_workers: int, csv_path: str | os.PathLik
     """
     named, env_list = sweep_items(policies, envs)
     table = SweepResult()
-    with EvalPool(num_workers, num_threads_per_worker=num_threads_per_worker, address=address,
-                  max_retries=max_retries) as pool:
+    with table.csv_when_done(csv_path), EvalPool(num_workers, num_threads_per_worker=num_threads_per_worker,
+                                                 address=address, max_retries=max_retries) as pool:
         for name, policy in named:
             for env in env_list:
                 result = pool.evaluate(policy, env, seeds, num_envs_per_worker=num_envs_per_worker,
                                        shard_size=shard_size, env_kwargs=env_kwargs, progress=progress)
                 table.add(name, env, result)
-    if csv_path is not None:
-        table.to_csv(csv_path)
     return table
+

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gridsim.engine.files import atomic_path
 from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
 from gridsim.tools.evaluate import _open_env, _read_only
 from gridsim.tools.policies import _PolicyCaller
@@ -127,6 +128,9 @@ def write_frames(path: str | os.PathLike, frames: Sequence[np.ndarray], *, fps: 
                  frame: int = 0) -> None:
     """Write frames by the file's suffix: ``.gif`` or ``.mp4`` all of them, ``.png`` frame ``frame``.
 
+    The file is written whole or not at all (:func:`gridsim.engine.files.atomic_path`): a
+    writer that fails or a Ctrl-C midway leaves the previous file as it was.
+
     Args:
         path: the file to write (replaced if it exists).
         frames: uint8 (H, W, 3) frames of equal shape.
@@ -149,17 +153,20 @@ def write_frames(path: str | os.PathLike, frames: Sequence[np.ndarray], *, fps: 
             raise InvalidArgumentError(f"frame {frame} is out of range: the episode has {len(frames)} frames "
                              f"(0 to {len(frames) - 1})")
         image = _need("PIL.Image", suffix)
-        image.fromarray(np.ascontiguousarray(frames[frame])).save(path)
+        with atomic_path(path) as tmp:
+            image.fromarray(np.ascontiguousarray(frames[frame])).save(tmp)
         return
     iio = _need("imageio.v3", suffix)
     if suffix == ".gif":
         _need("PIL", suffix)  # imageio writes GIFs with pillow
-        # loop=0: the GIF repeats; the duration of each frame is in milliseconds.
-        iio.imwrite(path, np.stack(frames), extension=".gif", duration=1000.0 / fps, loop=0)
+        with atomic_path(path) as tmp:
+            # loop=0: the GIF repeats; the duration of each frame is in milliseconds.
+            iio.imwrite(tmp, np.stack(frames), extension=".gif", duration=1000.0 / fps, loop=0)
         return
     _need("imageio_ffmpeg", suffix)
     v2 = _need("imageio.v2", suffix)
-    # macro_block_size=2: H.264 needs even sides; 2 pads odd ones instead of rescaling every frame.
-    with v2.get_writer(path, format="FFMPEG", mode="I", fps=fps, macro_block_size=2) as writer:
-        for f in frames:
-            writer.append_data(np.ascontiguousarray(f))
+    with atomic_path(path) as tmp:
+        # macro_block_size=2: H.264 needs even sides; 2 pads odd ones instead of rescaling every frame.
+        with v2.get_writer(tmp, format="FFMPEG", mode="I", fps=fps, macro_block_size=2) as writer:
+            for f in frames:
+                writer.append_data(np.ascontiguousarray(f))

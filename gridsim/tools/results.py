@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from gridsim.engine.files import add_note, atomic_write, partial_path
 
 __all__ = ["SWEEP_COLUMNS", "EvalResult", "SweepResult"]
 
@@ -106,12 +110,16 @@ class EvalResult:
         ``repr``, bools as 1 and 0, every line ends in a newline, so equal results give
         byte-identical files.
 
+        The file is written whole or not at all (:func:`gridsim.engine.files.atomic_write`): an
+        error or a Ctrl-C midway leaves the previous file as it was.
+
         Args:
             path: the file to write (replaced if it exists).
         """
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(self.csv_header())
-            f.write(self.csv_rows())
+        # The text is made before the file is opened: a failure there touches nothing.
+        text = self.csv_header() + self.csv_rows()
+        with atomic_write(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
 
     def csv_header(self) -> str:
         """The header line of :meth:`to_csv`: the column names."""
@@ -158,11 +166,40 @@ class SweepResult:
         self.results[(name, env)] = result
 
     def to_csv(self, path: str | os.PathLike) -> None:
-        """Write the table, a header then one line per row (floats as their shortest round-trip repr)."""
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(",".join(SWEEP_COLUMNS) + "\n")
-            for row in self.rows:
-                f.write(",".join(_csv_cell(row[c]) for c in SWEEP_COLUMNS) + "\n")
+        """Write the table, a header then one line per row (floats as their shortest round-trip repr).
+
+        Written whole or not at all, as :meth:`EvalResult.to_csv`.
+        """
+        lines = [",".join(SWEEP_COLUMNS) + "\n"]
+        lines += [",".join(_csv_cell(row[c]) for c in SWEEP_COLUMNS) + "\n" for row in self.rows]
+        with atomic_write(path, "w", encoding="utf-8", newline="") as f:
+            f.write("".join(lines))
+
+    @contextlib.contextmanager
+    def csv_when_done(self, path: str | os.PathLike | None) -> Iterator[SweepResult]:
+        """Write the table to ``path`` when the block (which adds its rows) completes.
+
+        If the block raises (an evaluation fails, a Ctrl-C), ``path`` is left as it was and the
+        rows added so far go to ``<path>.partial`` (the exception's note names it); a block that
+        completes leaves no partial file. ``path`` None writes nothing.
+        """
+        if path is not None:  # a partial file of an earlier run is not this run's
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(partial_path(path))
+        try:
+            yield self
+        except BaseException as e:
+            if path is not None and self.rows:
+                partial = partial_path(path)
+                try:
+                    self.to_csv(partial)
+                except OSError:
+                    pass
+                else:
+                    add_note(e, f"the {len(self.rows)} rows finished are in {partial}; {os.fspath(path)} is unchanged")
+            raise
+        if path is not None:
+            self.to_csv(path)
 
     def __str__(self) -> str:
         width = max([len("policy")] + [len(r["policy"]) for r in self.rows])

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from gridsim.engine.files import atomic_path, atomic_write
+from gridsim.engine.files import atomic_path, atomic_write, partial_path, partial_write
 
 
 def test_atomic_write_replaces_the_file_when_the_block_completes(tmp_path):
@@ -51,3 +51,48 @@ def test_atomic_path_keeps_the_suffix_for_writers_that_read_it(tmp_path):
 def test_only_whole_file_modes():
     with pytest.raises(ValueError), atomic_write("x", "a"):
         pass
+
+
+# --------------------------------------------------------------------------- partial_write
+
+
+def test_partial_write_renames_onto_the_file_and_leaves_no_partial(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("old\n")
+    with partial_write(path, encoding="utf-8") as f:
+        f.write("a\n")
+        f.flush()
+        assert (tmp_path / "rows.csv.partial").read_text() == "a\n"  # readable while it grows
+        assert path.read_text() == "old\n"
+    assert path.read_text() == "a\n"
+    assert os.listdir(tmp_path) == ["rows.csv"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_partial_write_that_fails_keeps_the_file_and_leaves_what_it_wrote(tmp_path, error):
+    path = tmp_path / "rows.csv"
+    path.write_bytes(b"header\n" + b"row\n" * 1000)
+    before = path.read_bytes()
+    with pytest.raises(error) as info, partial_write(path, encoding="utf-8") as f:
+        f.write("header\nrow 1\n")
+        raise error()
+    assert path.read_bytes() == before
+    assert (tmp_path / "rows.csv.partial").read_text() == "header\nrow 1\n"
+    assert any(f"{path}.partial" in note for note in getattr(info.value, "__notes__", [f"{path}.partial"]))
+
+
+def test_partial_write_that_wrote_nothing_leaves_no_partial(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_text("old\n")
+    with pytest.raises(RuntimeError), partial_write(path):
+        raise RuntimeError
+    assert os.listdir(tmp_path) == ["rows.csv"] and path.read_text() == "old\n"
+
+
+def test_partial_write_replaces_the_partial_of_an_earlier_run(tmp_path):
+    path = tmp_path / "rows.csv"
+    (tmp_path / "rows.csv.partial").write_text("stale\n")
+    with partial_write(path) as f:
+        f.write("new\n")
+    assert os.listdir(tmp_path) == ["rows.csv"] and path.read_text() == "new\n"
+    assert partial_path(path) == f"{path}.partial"

@@ -108,6 +108,21 @@ def test_policy_error_comes_back_with_the_worker_traceback(ray_cluster):
     assert not live_actors("gridsim-eval-")  # every actor was stopped: nothing hangs on
 
 
+def test_policy_error_keeps_the_csv_and_leaves_the_finished_rows_in_a_partial_file(ray_cluster, tmp_path):
+    out = tmp_path / "rows.csv"
+    out.write_bytes(b"seed,return,length,success\n" + b"1,1.0,3,1\n" * 5000)
+    before = out.read_bytes()
+    with pytest.raises(Boom):
+        distributed.evaluate(raising_policy, "nav/four_rooms", range(200), num_workers=2, shard_size=20,
+                             csv_path=out)
+    assert out.read_bytes() == before
+    # The shards before seed 77's that finished first, in order (none: no partial file).
+    path = tmp_path / "rows.csv.partial"
+    partial = path.read_text().splitlines() if path.exists() else ["seed,return,length,success"]
+    assert partial[0] == "seed,return,length,success" and len(partial) - 1 < 77
+    assert [int(line.split(",")[0]) for line in partial[1:]] == list(range(len(partial) - 1))
+
+
 def test_invalid_actions_raise_policy_error(ray_cluster):
     with pytest.raises(gridsim.PolicyError, match="invalid actions"):
         distributed.evaluate(lambda obs: np.full(len(obs), 99), "nav/four_rooms", range(10), num_workers=1)
