@@ -336,7 +336,27 @@ def read_source(src: LevelSource) -> ParsedLevel:
 
 
 _modules: dict[str, ModuleType] = {}
+# The modules being loaded now: key -> the thread running it and an event set when it ends.
+_loading: dict[str, tuple[int, threading.Event]] = {}
+# The key each thread waits for (to tell a cycle across threads from a wait).
+_waiting: dict[int, str] = {}
+# Guards the three tables only: a module's code runs without it, so a level module may load
+# other level modules (each load takes it again for a moment).
 _lock = threading.Lock()
+
+
+def _cycle(key: str, me: int) -> bool:
+    """Whether waiting for ``key`` would wait for ``me`` itself: follow who loads what (under ``_lock``)."""
+    seen: set[str] = set()
+    while key in _loading and key not in seen:
+        seen.add(key)
+        owner = _loading[key][0]
+        if owner == me:
+            return True
+        if owner not in _waiting:
+            return False
+        key = _waiting[owner]
+    return False
 
 
 def import_level_module(path: Path) -> ModuleType:
@@ -344,32 +364,61 @@ def import_level_module(path: Path) -> ModuleType:
 
     It gets a private module name (so two levels called ``maze`` never collide); a
     package level (``<name>/__init__.py``) can import its own submodules relatively.
-    The module is Python code and runs now, like any import.
+    The module is Python code and runs now, like any import; it may load other level
+    modules. Threads that load the same module at once get the one module, run once.
 
     Raises:
-        LevelError: the file is not valid Python (with its line and column).
+        LevelError: the file is not valid Python (with its line and column), or it loads
+            itself while it runs (directly, through other level modules, or through a thread
+            that waits for it).
     """
     key = str(Path(path).resolve())
-    with _lock:
-        if key in _modules:
-            return _modules[key]
-        digest = hashlib.sha1(key.encode()).hexdigest()[:12]
-        mod_name = f"_gridsim_level_{digest}"
-        package = Path(key).name == "__init__.py"
-        spec = importlib.util.spec_from_file_location(
-            mod_name, key, submodule_search_locations=[str(Path(key).parent)] if package else None
-        )
-        if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
-            raise ImportError(f"cannot import level module {key}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = module
+    me = threading.get_ident()
+    while True:
+        with _lock:
+            if key in _modules:
+                return _modules[key]
+            if key not in _loading:
+                done = threading.Event()
+                _loading[key] = (me, done)
+                break
+            if _cycle(key, me):
+                raise LevelError("the level module loads itself while it runs (a cycle of level modules)", key)
+            event = _loading[key][1]
+            _waiting[me] = key
         try:
-            spec.loader.exec_module(module)
-        except SyntaxError as e:  # a malformed level file, with its line and column
-            del sys.modules[mod_name]
-            raise LevelError(f"invalid Python: {e.msg}", key, e.lineno, e.offset) from e
-        except BaseException:
-            del sys.modules[mod_name]
-            raise
-        _modules[key] = module
+            event.wait()  # another thread runs it; then it is loaded, or failed and is tried here
+        finally:
+            with _lock:
+                del _waiting[me]
+    try:
+        module = _exec_level_module(key)
+        with _lock:
+            _modules[key] = module
         return module
+    finally:
+        with _lock:
+            del _loading[key]
+        done.set()
+
+
+def _exec_level_module(key: str) -> ModuleType:
+    digest = hashlib.sha1(key.encode()).hexdigest()[:12]
+    mod_name = f"_gridsim_level_{digest}"
+    package = Path(key).name == "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        mod_name, key, submodule_search_locations=[str(Path(key).parent)] if package else None
+    )
+    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
+        raise ImportError(f"cannot import level module {key}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:  # a malformed level file, with its line and column
+        del sys.modules[mod_name]
+        raise LevelError(f"invalid Python: {e.msg}", key, e.lineno, e.offset) from e
+    except BaseException:
+        del sys.modules[mod_name]
+        raise
+    return module

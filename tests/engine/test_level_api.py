@@ -129,6 +129,90 @@ def test_make_receives_the_argument_or_empty(tmp_path):
     assert envs.read_property("level.name") == "argy"
 
 
+def test_level_module_that_loads_another_level_module_at_import(tmp_path):
+    write(tmp_path / "base.py", """
+        import gridsim
+        LEVEL = gridsim.Level("nav", map="#####\\n#S 0#\\n#####")
+        """)
+    write(tmp_path / "derived.py", f"""
+        import gridsim
+        from gridsim.make import load_level
+        BASE = load_level("base", {str(tmp_path)!r})[0]
+        LEVEL = BASE
+        """)
+    envs = gridsim.make("derived", level_directory=tmp_path)  # deadlocked while the loader held its lock
+    assert envs.read_property("level.name") == "derived"
+    derived = gridsim.levels.lookup.import_level_module(tmp_path / "derived.py")
+    assert derived.BASE is gridsim.levels.lookup.import_level_module(tmp_path / "base.py").LEVEL
+
+
+def test_level_module_that_loads_itself_is_a_level_error(tmp_path):
+    write(tmp_path / "a.py", f"""
+        from gridsim.make import load_level
+        LEVEL = load_level("b", {str(tmp_path)!r})[0]
+        """)
+    write(tmp_path / "b.py", f"""
+        from gridsim.make import load_level
+        LEVEL = load_level("a", {str(tmp_path)!r})[0]
+        """)
+    with pytest.raises(gridsim.LevelError, match="loads itself"):
+        gridsim.make("a", level_directory=tmp_path)
+
+
+def test_threads_loading_one_level_module_run_it_once(tmp_path):
+    import threading
+
+    runs = tmp_path / "runs"
+    write(tmp_path / "slow.py", f"""
+        import time
+        import gridsim
+        from gridsim.make import load_level
+        with open({str(runs)!r}, "a") as f:
+            f.write("ran\\n")
+        time.sleep(0.2)  # the other threads ask for it meanwhile
+        INNER = load_level("inner", {str(tmp_path)!r})[0]
+        LEVEL = gridsim.Level("nav", map="#####\\n#S 0#\\n#####")
+        """)
+    write(tmp_path / "inner.py", """
+        import gridsim
+        LEVEL = gridsim.Level("nav", map="#####\\n#S 0#\\n#####")
+        """)
+    modules, errors = [], []
+
+    def load():
+        try:
+            modules.append(gridsim.levels.lookup.import_level_module(tmp_path / "slow.py"))
+            gridsim.make("slow", level_directory=tmp_path).close()
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=load) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads), "deadlocked"
+    assert not errors
+    assert len(modules) == 4 and all(m is modules[0] for m in modules)
+    assert runs.read_text() == "ran\n"  # run once, registered once
+
+
+def test_level_module_that_failed_is_run_again_on_the_next_load(tmp_path):
+    flag = tmp_path / "fail"
+    flag.write_text("1")
+    write(tmp_path / "flaky.py", f"""
+        import os
+        import gridsim
+        if os.path.exists({str(flag)!r}):
+            raise RuntimeError("not yet")
+        LEVEL = gridsim.Level("nav", map="#####\\n#S 0#\\n#####")
+        """)
+    with pytest.raises(RuntimeError, match="not yet"):
+        gridsim.make("flaky", level_directory=tmp_path)
+    flag.unlink()
+    gridsim.make("flaky", level_directory=tmp_path).close()
+
+
 def test_level_constant_with_an_argument_raises(tmp_path):
     module_level(tmp_path / "fixed.py")
     gridsim.make("fixed", level_directory=tmp_path)
