@@ -36,6 +36,8 @@ DIST_CONST = 0
 DIST_NORMAL = 1
 DIST_ABS_NORMAL = 2
 DIST_UNIFORM = 3
+# The largest |z| of ``Stream.normal`` and the kernel's ``next_normal``: sqrt(-2 ln 2**-53).
+NORMAL_MAX = math.sqrt(106 * math.log(2))
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,19 @@ class Dist:
             raise InvalidArgumentError(f"standard deviation must be >= 0, got {self.b}")
         if self.kind == "uniform" and self.b < self.a:
             raise InvalidArgumentError(f"uniform({self.a}, {self.b}) needs lo <= hi")
+
+    @property
+    def max_abs(self) -> float:
+        """The largest magnitude a draw can have: a reward beyond float32's range would be inf.
+
+        The normal draws are Box-Muller of a uniform ``u1 >= 2**-53``, so ``|z| <= sqrt(106 ln 2)``
+        (about 8.57).
+        """
+        if self.kind == "const":
+            return abs(self.a)
+        if self.kind == "uniform":
+            return max(abs(self.a), abs(self.b))
+        return abs(self.a) + self.b * NORMAL_MAX
 
     @property
     def code(self) -> int:

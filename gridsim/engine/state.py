@@ -191,11 +191,13 @@ class BatchState:
 
     # Per-world index arrays of the fields stored per something else (nav: "G" -> "grid_index").
     AXIS_INDEX: Mapping[str, str] = {}
-    # The field counting the steps of the current episode, and the most it may hold: one more
-    # step must not overflow it. A count at or past the episode's limit truncates on the next
-    # step (the kernels compare with >=, roboman's with == as in the original).
+    # The field counting the steps of the current episode, and the most it may hold. Every
+    # kernel's count saturates at INT32_MAX (an episode without a step limit can run that
+    # long), so every value the env produces is accepted here. A count at or past the
+    # episode's limit truncates on the next step (the kernels compare with >=, roboman's with
+    # == as in the original).
     STEP_FIELD = ""
-    STEP_MAX = INT32_MAX - 1
+    STEP_MAX = INT32_MAX
     # The dtype of the kernel's ``max_steps`` (the limit of the next episodes).
     MAX_STEPS_DTYPE: Any = np.int32
 

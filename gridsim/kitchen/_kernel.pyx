@@ -234,7 +234,8 @@ cdef class KitchenKernel(Kernel):
         for a in range(A):  # interactions in agent order
             if role[a] == 2:
                 self.interact(k, a, target[a], ev)
-        self.t[k] += 1
+        # Saturates at INT32_MAX: kitchens have no step limit by default, and the count must not wrap.
+        self.t[k] += self.t[k] < 0x7FFFFFFF
 
     # ---------------------------------------------------------------- reset
 

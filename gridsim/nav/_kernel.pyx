@@ -489,6 +489,7 @@ cdef class NavKernel(Kernel):
         cdef Py_ssize_t k, cell, target, prev
         cdef uint8_t f
         cdef float rew
+        cdef int32_t steps
         cdef const int32_t* cell_rc = c.cell_rc
         cdef const uint8_t* fl = c.cell_flags if c.shared_map else c.cell_flags + c.grid_index[i] * map_cells
         cdef int code = c.code_of[actions[i]]
@@ -525,10 +526,16 @@ cdef class NavKernel(Kernel):
             c.cell_flags[c.grid_index[i] * map_cells + cell] = c.default_flags
             if ev != NULL:
                 emit_event(ev, i, NAV_EV_TILE_COLLECTED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
-        c.step_count[i] += 1
+        # The count saturates at INT32_MAX (an episode without a limit may run that long): one
+        # compare, and every value it holds is one the state validator accepts. Kept in a local,
+        # so the reward's store (which may alias it) forces no reload.
+        steps = c.step_count[i]
+        steps += steps < 0x7FFFFFFF
+        c.step_count[i] = steps
         reward[0] = rew
-        # This episode's limit; no limit is a limit no episode reaches.
-        truncated[0] = c.step_count[i] >= (limit if limit > 0 else 0x7FFFFFFF)
+        # steps >= limit, and never for limit 0 (none): 0 - 1 is the largest uint32, which no
+        # count reaches. One compare, like the select it replaces.
+        truncated[0] = <uint32_t>(limit - 1) < <uint32_t>steps
         if ev != NULL and (f & F_TERMINAL):
             emit_event(ev, i, NAV_EV_GOAL_REACHED, cell_rc[2 * cell], cell_rc[2 * cell + 1], -1, -1)
         return (f & F_TERMINAL) != 0

@@ -44,6 +44,8 @@ UNKNOWN_SYMBOLS = ("error", "default")
 # for the padding a view adds around the map.
 MAX_SIDE = 2**15 - 1
 MAX_CELLS = 2**28
+# The largest reward a symbol may give (rewards are float32).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,6 +346,13 @@ def _compile(parsed: ParsedLevel, alph: Alphabet, unknown) -> tuple[NavLevel, st
         raise LevelError(f"the map is {parsed.height}x{parsed.width}; a navigation map has at most {MAX_SIDE} "
                          f"rows and columns (start and goal cells are int16) and {MAX_CELLS} cells",
                          parsed.source, parsed.row_lines[0])
+    for ch, symbol in alph.symbols.items():
+        # Rewards are float32 in the kernel: a larger one would step to an inf reward and a NaN
+        # return. Within float32, a return (float64) stays finite for any number of steps.
+        if symbol.reward.max_abs > FLOAT32_MAX:
+            raise LevelError(f"level {parsed.name!r}: symbol {ch!r} has reward {symbol.reward}, which does not fit "
+                             f"float32 (rewards are float32; |reward| <= {FLOAT32_MAX:g})",
+                             parsed.source, parsed.legend_lines.get(ch))
     tiles, rows = map_tiles(parsed, alph, unknown)
     tiles.setflags(write=False)
     flags = alph.flags[tiles]

@@ -40,6 +40,7 @@ import copy
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.state import INT32_MAX
 from gridsim.errors import InvalidActionError
 from gridsim.kitchen.level import KitchenLevel, load_kitchen_level
 from gridsim.kitchen.render import render_ansi
@@ -180,7 +181,7 @@ def kitchen_step(level, state: dict, actions, max_steps: int = DEFAULT_MAX_STEPS
     rules = level.rules
     agents = state["agents"]
     acts = check_actions(actions, len(agents))
-    state["t"] += 1
+    state["t"] = min(state["t"] + 1, INT32_MAX)  # the kernel's count saturates
     events: list[tuple[str, tuple[int, ...]]] = []
 
     targets, kinds, blocked = _resolve_collisions(level, state, acts)

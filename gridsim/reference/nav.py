@@ -30,6 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from gridsim.engine.rng import TAG_EPISODE, TAG_TABLE, Stream, derive_keys, stream_seed
+from gridsim.engine.state import INT32_MAX
 from gridsim.nav.alphabet import (
     F_COLLECTIBLE,
     F_STOCHASTIC,
@@ -144,7 +145,7 @@ def nav_step(
         found.append(("tile_collected", (r, c)))
     env["pos"] = (r, c)
     env["tiles"] = ["".join(row) for row in tiles]
-    env["step"] += 1
+    env["step"] = min(env["step"] + 1, INT32_MAX)  # the kernel's count saturates
     env["return"] += float(reward)
     terminated = bool(flags & F_TERMINAL)
     truncated = bool(max_steps > 0 and env["step"] >= max_steps)

@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from gridsim.engine.rng import TAG_EPISODE, Stream, derive_keys, stream_seed
+from gridsim.engine.state import INT32_MAX
 from gridsim.errors import InvalidActionError
 from gridsim.roboman.tasks import CENTER, CORNERS, GRID_SIZE, MAX_TIME, TASKS, Task, parse_task
 
@@ -188,7 +189,7 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME, events: l
     """Apply one action to ``state`` in place, in the order of the rules.
 
     1. validate; 2. move, clamped to the grid; 3. lift (5) or put (6); 4. the held
-    object takes the agent's cell; 5. goal; 6. reward; 7. ``timer += 1`` and
+    object takes the agent's cell; 5. goal; 6. reward; 7. ``timer += 1`` (saturating at 2**31 - 1) and
     ``truncated = timer == max_steps``.
 
     When ``events`` is given, the step's events (``gridsim.roboman.api.ROBOMAN_EVENTS``) are
@@ -236,7 +237,7 @@ def roboman_step(state: dict, action, task, max_steps: int = MAX_TIME, events: l
     if terminated and events is not None:
         events.append(("goal_reached", ()))
     reward = np.float32(1.0 if terminated else 0.0)
-    state["timer"] += 1
+    state["timer"] = min(state["timer"] + 1, INT32_MAX)  # the kernel's timer saturates
     truncated = state["timer"] == max_steps
     return roboman_obs(state), reward, terminated, truncated, roboman_mask(state)
 

@@ -415,15 +415,20 @@ cdef class RobomanKernel(Kernel):
         cdef int8_t* r = c.records + R_SIZE * i
         cdef int t
         cdef bint term
+        cdef int64_t timer
         robo_apply(r, <int>actions[i], ev, i)
         t = r[R_TASK]
         term = robo_goal(r, c.task_kind[t], c.task_x[t], c.task_y[t])
-        c.timer[i] += 1
+        # Saturates at INT32_MAX, the most an episode's length (int32) and the state can hold;
+        # kept in a local, so the stores below (which may alias it) force no reload.
+        timer = c.timer[i]
+        timer += timer < 0x7FFFFFFF
+        c.timer[i] = timer
         if ev != NULL and term:
             emit_event(ev, i, ROBO_EV_GOAL_REACHED, -1, -1, -1, -1)
         reward[0] = 1.0 if term else 0.0
         # This episode's limit; 0 (none) is never reached: a timer is >= 1 after a step.
-        truncated[0] = c.timer[i] == limit
+        truncated[0] = timer == limit
         return term
 
     cdef inline void observe_step(self, RobomanStep* c, Py_ssize_t i) noexcept nogil:

