@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import matplotlib  # noqa: F401  (fail before the sweep, not after)
         except ImportError:
-            raise SystemExit('sweep.py --plot needs matplotlib: pip install "gridsim[bench]"') from None
+            raise SystemExit('sweep.py --plot needs matplotlib: pip install "gridsim-vec[bench]"') from None
     runs, ref = plan(args.quick, args.sizes, args.obs_types, args.level, args.seed, args.family, args.env_steps,
                      args.repeats)
     _, summaries = sweep(runs, ref)

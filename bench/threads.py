@@ -16,7 +16,7 @@ Output: one JSON line per (family, N, threads) on stdout, and with ``--outdir`` 
 ``bench/``) two files named after the machine and mode (``threads-<cores>cores-<mode>``): a Markdown table
 (``.md``: env-steps per second and speed-up over the first thread count) and a plot (``.png``,
 speed-up against threads, one line per N, one panel per family; needs matplotlib,
-``pip install "gridsim[bench]"``).
+``pip install "gridsim-vec[bench]"``).
 """
 
 from __future__ import annotations

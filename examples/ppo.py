@@ -1,4 +1,4 @@
-"""PPO on any gridsim env, in one file (CleanRL-style, torch on the CPU).
+"""PPO on any gridsim env, in one file of training code (CleanRL-style, torch on the CPU).
 
 Usage::
 
@@ -25,13 +25,17 @@ kitchen's ``item_chopped`` and ``items_merged``); the evaluation always measures
 unshaped task. At the end the policy is evaluated with :func:`gridsim.evaluate` over
 ``--eval-seeds`` fresh seeds (not used in training) and the last line printed is JSON:
 ``{"env_id", "success_rate", "mean_return", "sps", "env_share", ...}``.
+
+The actor-critic network is gridsim's (:mod:`gridsim.tools.torch_agent`), and so is the
+checkpoint it is saved to (``--checkpoint``, by default ``runs/<env>-seed<seed>.pt``): the
+file holds the network's spaces, width and weights, so ``gridsim eval --policy run.pt`` and
+``gridsim render --policy run.pt`` rebuild it (docs/checkpoints.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import time
 from pathlib import Path
@@ -42,11 +46,14 @@ import torch
 from torch import nn
 
 import gridsim
-from gridsim.engine.files import atomic_path, atomic_write
+from gridsim.engine.files import atomic_path
+
+# The network and its checkpoint file are gridsim's, so that `gridsim eval --policy run.pt` and
+# `gridsim render` rebuild the same network from the file (the example is not importable by them).
+from gridsim.tools.torch_agent import Agent, ObsEncoder, save_agent, valid_mask
 
 # Training seeds start here; evaluation seeds start at EVAL_SEED_BASE, far from any training seed.
 EVAL_SEED_BASE = 10**9
-ONE_HOT_MAX = 4096  # integer boxes with more values than this are scaled instead
 
 
 def parse_args(argv=None):
@@ -108,111 +115,6 @@ def make_envs(args):
 def env_name(args) -> str:
     """The id or level name trained on, as the JSON line reports it."""
     return args.env_id or args.level
-
-
-class ObsEncoder:
-    """Observations as float vectors, from the observation space alone."""
-
-    def __init__(self, space: gym.spaces.Box):
-        self.shape = space.shape
-        low = np.broadcast_to(space.low, space.shape).astype(np.float64).ravel()
-        high = np.broadcast_to(space.high, space.shape).astype(np.float64).ravel()
-        counts = high - low + 1
-        self.one_hot = (np.issubdtype(space.dtype, np.integer) and np.isfinite(counts).all()
-                        and counts.sum() <= ONE_HOT_MAX and (high > 1).any())
-        # Few enough joint values (a navigation map's cells): one one-hot over them, so any
-        # function of the position is one weight per cell. Otherwise one one-hot per axis.
-        self.joint = self.one_hot and float(np.prod(counts)) <= ONE_HOT_MAX
-        if self.joint:
-            self.low = torch.as_tensor(low, dtype=torch.long)
-            strides = np.concatenate([np.cumprod(counts[::-1])[::-1][1:], [1]])
-            self.strides = torch.as_tensor(strides, dtype=torch.long)
-            self.size = int(np.prod(counts))
-        elif self.one_hot:
-            self.low = torch.as_tensor(low, dtype=torch.long)
-            self.offsets = torch.as_tensor(np.concatenate([[0], np.cumsum(counts)[:-1]]), dtype=torch.long)
-            self.size = int(counts.sum())
-        else:
-            finite = np.isfinite(low) & np.isfinite(high) & (high > low)
-            self.low = torch.as_tensor(np.where(finite, low, 0.0), dtype=torch.float32)
-            self.scale = torch.as_tensor(np.where(finite, 1.0 / np.where(finite, high - low, 1.0), 1.0),
-                                         dtype=torch.float32)
-            self.size = int(low.size)
-
-    def __call__(self, obs: np.ndarray) -> torch.Tensor:
-        """A batch of observations as a float tensor (batch, size)."""
-        x = torch.as_tensor(np.array(obs).reshape(len(obs), -1))  # a copy: evaluate passes a read-only view
-        if self.joint:
-            index = ((x.long() - self.low).clamp_min(0) * self.strides).sum(1, keepdim=True)
-            return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
-        if self.one_hot:
-            index = (x.long() - self.low).clamp_min(0) + self.offsets
-            out = torch.zeros(len(x), self.size)
-            out.scatter_(1, index, 1.0)
-            return out
-        return (x.float() - self.low) * self.scale
-
-
-class Agent(nn.Module):
-    """Separate actor and critic MLPs; one categorical head per action component."""
-
-    def __init__(self, encoder: ObsEncoder, action_space, hidden: int):
-        super().__init__()
-        self.encoder = encoder
-        self.nvec = [int(action_space.n)] if isinstance(action_space, gym.spaces.Discrete) else \
-            [int(n) for n in action_space.nvec]
-
-        def mlp(out: int, gain: float) -> nn.Sequential:
-            layers = [nn.Linear(encoder.size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                      nn.Linear(hidden, out)]
-            for layer in layers:
-                if isinstance(layer, nn.Linear):
-                    nn.init.orthogonal_(layer.weight, math.sqrt(2))
-                    nn.init.zeros_(layer.bias)
-            nn.init.orthogonal_(layers[-1].weight, gain)
-            return nn.Sequential(*layers)
-
-        self.actor = mlp(sum(self.nvec), 0.01)
-        self.critic = mlp(1, 1.0)
-
-    def value(self, x: torch.Tensor) -> torch.Tensor:
-        """The critic's value of encoded observations."""
-        return self.critic(x).squeeze(-1)
-
-    def dists(self, x: torch.Tensor, mask: torch.Tensor | None):
-        """One categorical per action component; invalid actions (``mask`` False) get no mass."""
-        logits = self.actor(x)
-        if mask is not None:  # True = valid
-            logits = logits.masked_fill(~mask, -1e8)
-        return [torch.distributions.Categorical(logits=part) for part in torch.split(logits, self.nvec, dim=-1)]
-
-    def act(self, x, mask=None, action=None):
-        """Sample (or score ``action``): returns action, log-prob, entropy, value."""
-        dists = self.dists(x, mask)
-        if action is None:
-            action = torch.stack([d.sample() for d in dists], dim=-1)
-        logp = torch.stack([d.log_prob(action[:, k]) for k, d in enumerate(dists)], dim=-1).sum(-1)
-        entropy = torch.stack([d.entropy() for d in dists], dim=-1).sum(-1)
-        return action, logp, entropy, self.value(x)
-
-    @torch.no_grad()
-    def greedy(self, obs: np.ndarray, infos: dict | None = None) -> np.ndarray:
-        """The greedy policy on a batch of observations, as ``gridsim.evaluate`` calls it."""
-        mask = valid_mask(infos, len(obs), sum(self.nvec))
-        logits = self.actor(self.encoder(obs))
-        if mask is not None:
-            logits = logits.masked_fill(~mask, -1e8)
-        acts = torch.stack([part.argmax(-1) for part in torch.split(logits, self.nvec, dim=-1)], dim=-1)
-        acts = acts.numpy().astype(np.int64)
-        return acts[:, 0] if len(self.nvec) == 1 else acts
-
-
-def valid_mask(infos: dict | None, n: int, width: int) -> torch.Tensor | None:
-    """``infos["action_mask"]`` (1 = masked out) as a bool tensor, True = valid."""
-    if not infos or "action_mask" not in infos:
-        return None
-    mask = torch.as_tensor(np.asarray(infos["action_mask"]) == 0).reshape(n, -1)
-    return mask if mask.shape[1] == width else None
 
 
 def event_bonus(envs, shaping: dict[str, float]) -> np.ndarray:
@@ -413,6 +315,12 @@ def plot_curve(curve: list[dict], path: Path, title: str):
     plt.close(fig)
 
 
+def save_checkpoint(agent: Agent, args) -> None:
+    """Save the agent to ``args.checkpoint`` with the run's arguments (``gridsim eval --policy`` loads it)."""
+    save_agent(args.checkpoint, agent,
+               metadata=vars(args) | {"checkpoint": str(args.checkpoint), "curve": str(args.curve)})
+
+
 def main(argv=None) -> int:
     """Train, save, plot, evaluate, and print the JSON summary line last."""
     args = parse_args(argv)
@@ -423,10 +331,7 @@ def main(argv=None) -> int:
         args.checkpoint = Path("runs") / f"{name.replace('/', '_').replace(':', '_')}-seed{args.seed}.pt"
     if args.checkpoint:
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        # Written whole or not at all: an interrupted save keeps the previous checkpoint.
-        with atomic_write(args.checkpoint, "wb") as f:
-            torch.save({"model": agent.state_dict(), "args": vars(args) | {"checkpoint": str(args.checkpoint),
-                                                                              "curve": str(args.curve)}}, f)
+        save_checkpoint(agent, args)
     if args.curve and curve:
         plot_curve(curve, args.curve, f"{name}: {stats['timesteps']:,} steps, {stats['train_seconds']:.0f} s")
     out = {"env_id": name, "success_rate": None, "mean_return": None,

@@ -5,7 +5,7 @@ Usage::
     python examples/rllib_ppo.py --env gridsim/Gridroboman-LiftRed-v0 --total-timesteps 150000
     python examples/rllib_ppo.py --env roboman:LiftRed --num-env-runners 2 --address auto   # on a cluster
 
-Needs ``pip install "gridsim[ray]"`` (with a CPU build of PyTorch installed first). Without
+Needs ``pip install "gridsim-vec[ray]"`` (with a CPU build of PyTorch installed first). Without
 ``--address`` Ray starts on this machine. The envs are built by
 :func:`gridsim.integrations.rllib.configure` (RLlib's ``gym_env_vectorize_mode=
 "vector_entry_point"``: one gridsim vector env of ``--num-envs-per-runner`` envs per EnvRunner).

@@ -10,7 +10,9 @@ Importing gridsim registers its ids with Gymnasium::
 
 from typing import TYPE_CHECKING, Any
 
+import gridsim._build_check  # noqa: F401 - first: a clear error where the compiled modules are not built
 import gridsim._core as _core
+from gridsim._version import __version__ as __version__
 from gridsim.engine.checkpoint import load_checkpoint, save_checkpoint
 from gridsim.engine.events import EventSpec
 from gridsim.engine.vector import GridVectorEnv
@@ -45,8 +47,6 @@ from gridsim.registry import register_all, register_level, registered_ids
 from gridsim.tools.evaluate import evaluate
 from gridsim.tools.policies import RandomPolicy
 from gridsim.tools.results import EvalResult, SweepResult
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ActionSpec",

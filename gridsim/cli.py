@@ -18,39 +18,63 @@ if TYPE_CHECKING:
 def level_argument(text: str) -> str | Path:
     """A ``--level`` or id argument: a registered id, else a file that exists (``./mine.txt``) as a Path, else the name.
 
-    A registered Gymnasium id always means the id, even when the working directory holds a
-    file of that name (a note on stderr says the file is not read; ``./<id>`` names the
-    file). Library calls resolve a str only inside the level directories; any other file
-    named on the command line is the user's explicit choice, so it is loaded from where it is.
+    See :func:`gridsim.tools.env_names.command_line_env`.
     """
-    if not os.path.isfile(text):
-        return text
-    import gymnasium as gym
-
     import gridsim  # noqa: F401 - registers the ids
+    from gridsim.tools.env_names import command_line_env
 
-    if text in gym.registry:
-        print(f"gridsim: {text!r} is a registered id; the file of that name in the working directory is not read "
-              f"(write ./{text} for the file)", file=sys.stderr)
-        return text
-    return Path(text)
+    return command_line_env(text)
+
+
+def first_line(error: BaseException) -> str:
+    """An error's message as one line: its first (a level not found lists the paths it tried after it)."""
+    text = str(error)
+    return text.splitlines()[0].removesuffix("; tried:") if text.strip() else type(error).__name__
+
+
+def _positive(value, flag: str) -> None:
+    """Refuse a count below 1 given to ``flag`` (argparse has already made it an int)."""
+    from gridsim.errors import InvalidArgumentError
+
+    if value is not None and value < 1:
+        raise InvalidArgumentError(f"{flag} must be a positive integer, got {value}")
+
+
+def _check_obs_types(obs_types: list[str] | None, family) -> None:
+    """Refuse ``gridsim bench --obs`` types the family does not have, with the closest ones."""
+    from gridsim.errors import InvalidArgumentError, close_matches, did_you_mean
+
+    if not obs_types:
+        return
+    decl = family.vector_env.SETTINGS.get("obs_type")
+    if decl is None:
+        raise InvalidArgumentError(f"--obs: the {family.name} family has one observation type; leave out --obs")
+    choices = list(decl.type) if isinstance(decl.type, tuple) else None
+    for obs_type in obs_types:
+        if choices is not None and obs_type not in choices:
+            raise InvalidArgumentError(f"--obs {obs_type!r}: the {family.name} family's observation types are "
+                                       f"{', '.join(choices)}{did_you_mean(close_matches(obs_type, choices))}")
 
 
 def _bench(args) -> int:
     from gridsim.engine.vector import parse_num_threads
-    from gridsim.errors import LevelNotFoundError
+    from gridsim.errors import GridSimError, InvalidArgumentError
     from gridsim.families import family_row
     from gridsim.make import load_level
     from gridsim.tools.benchmark import machine_info
 
-    # Resolve the level and the thread counts before the table header, so that a mistake is
-    # one line of error, not a traceback after the header.
+    # Resolve the level, the counts and the observation types before the table header, so that a
+    # mistake is one line of error, not a traceback or an error after the header.
     try:
+        for value, flag in ((args.num_envs, "--num-envs"), (args.steps, "--steps"), (args.repeats, "--repeats")):
+            _positive(value, flag)
+        if args.seed < 0:
+            raise InvalidArgumentError(f"--seed must be non-negative, got {args.seed}")
         threads = [parse_num_threads(t) for t in args.threads]
         level, source = load_level(args.level, args.level_directory)
-    except (LevelNotFoundError, ValueError, TypeError) as e:
-        # The first line: a level not found lists the paths it tried on the lines after it.
-        print(f"gridsim bench: error: {str(e).splitlines()[0].removesuffix('; tried:')}", file=sys.stderr)
+        _check_obs_types(args.obs, family_row(level.family))
+    except (GridSimError, ValueError, TypeError) as e:
+        print(f"gridsim bench: error: {first_line(e)}", file=sys.stderr)
         return 2
     info = machine_info()
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "
@@ -162,21 +186,26 @@ def _eval(args) -> int:
 
     try:
         seeds = parse_seeds(args.seeds)
+        _positive(args.num_envs, "--num-envs")
+        _positive(args.max_episode_steps, "--max-episode-steps")
+        if args.ray:
+            _positive(args.workers, "--workers")
         # Loaded here to report a bad spec at once; Ray workers get the spec and load it themselves.
         policies = {spec: load_policy(spec) for spec in args.policy or ["random"]}
         if args.ray:
             policies = {spec: spec for spec in policies}
     except (ValueError, ImportError, AttributeError) as e:
-        print(f"gridsim eval: error: {e}", file=sys.stderr)
+        print(f"gridsim eval: error: {first_line(e)}", file=sys.stderr)
         return 2
+    env_kwargs = None if args.max_episode_steps is None else {"max_episode_steps": args.max_episode_steps}
     ray_kwargs = {}
     if args.ray:
         ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
                       "num_envs_per_worker": args.num_envs, "num_threads_per_worker": args.num_threads,
-                      "progress": args.progress}
+                      "progress": args.progress, "env_kwargs": env_kwargs}
     start = time.perf_counter()
     try:
-        run = _eval_run(args, policies, seeds, ray_kwargs)
+        run = _eval_run(args, policies, seeds, ray_kwargs, env_kwargs)
     except BaseException:
         # --out is written whole or not at all; what a failed run finished is in <out>.partial.
         if args.out and os.path.exists(partial_path(args.out)):
@@ -209,7 +238,7 @@ def _eval(args) -> int:
     return 0
 
 
-def _eval_run(args, policies: dict, seeds: list[int], ray_kwargs: dict):
+def _eval_run(args, policies: dict, seeds: list[int], ray_kwargs: dict, env_kwargs: dict | None):
     """The evaluation (one env and policy: an EvalResult) or the sweep (a SweepResult) of ``gridsim eval``."""
     import gridsim
     from gridsim.tools.results import SweepResult
@@ -224,7 +253,8 @@ def _eval_run(args, policies: dict, seeds: list[int], ray_kwargs: dict):
             for name, policy in policies.items():
                 for env in args.id:
                     table.add(name, env, gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs,
-                                                          num_threads=args.num_threads, progress=args.progress))
+                                                          num_threads=args.num_threads, env_kwargs=env_kwargs,
+                                                          progress=args.progress))
         return table
     (env,), (policy,) = args.id, policies.values()
     if args.ray:
@@ -232,7 +262,7 @@ def _eval_run(args, policies: dict, seeds: list[int], ray_kwargs: dict):
 
         return distributed.evaluate(policy, env, seeds, csv_path=args.out, **ray_kwargs)
     result = gridsim.evaluate(policy, env, seeds, num_envs=args.num_envs, num_threads=args.num_threads,
-                              progress=args.progress)
+                              env_kwargs=env_kwargs, progress=args.progress)
     if args.out:
         result.to_csv(args.out)
     return result
@@ -244,7 +274,8 @@ def _render(args) -> int:
     from gridsim.tools.record import MEDIA_SUFFIXES, record_episode, write_frames
 
     def fail(message) -> int:
-        print(f"gridsim render: error: {str(message).splitlines()[0]}", file=sys.stderr)
+        text = first_line(message) if isinstance(message, BaseException) else message
+        print(f"gridsim render: error: {text}", file=sys.stderr)
         return 2
 
     suffix = os.path.splitext(args.out)[1].lower()
@@ -289,22 +320,31 @@ def _list(args) -> int:
 
 
 def _check(args) -> int:
-    import gymnasium as gym
     from gymnasium.utils.env_checker import check_env
 
     import gridsim
+    from gridsim.tools.env_names import make_single
 
+    # Every env is made before any is checked: a name that is no id and no level is one line of
+    # error (main prints it), not a traceback after the first results.
+    envs = []
+    try:
+        for name in args.ids or gridsim.registered_ids():
+            envs.append((os.fspath(name), make_single(name)))
+    except BaseException:
+        for _, env in envs:
+            env.close()
+        raise
     failed = 0
-    for env_id in args.ids or gridsim.registered_ids():
-        env = gym.make(env_id)
+    for name, env in envs:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 check_env(env.unwrapped, skip_render_check=True)
-            print(f"ok      {env_id}")
+            print(f"ok      {name}")
         except Exception as e:  # noqa: BLE001 - report every id, then fail
             failed += 1
-            print(f"FAILED  {env_id}: {e}")
+            print(f"FAILED  {name}: {e}")
         finally:
             env.close()
     return 1 if failed else 0
@@ -318,25 +358,26 @@ def _play(args) -> int:
 
 def _version() -> str:
     """The installed distribution's version (no kernel import), else the package's."""
-    from importlib.metadata import PackageNotFoundError, version
+    from gridsim._version import installed_version
 
-    try:
-        return version("gridsim")
-    except PackageNotFoundError:  # a source tree on sys.path, not installed
-        import gridsim
-
-        return gridsim.__version__
+    return installed_version()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridsim`` console script."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads would share our core
     argv = sys.argv[1:] if argv is None else list(argv)
+    from gridsim.errors import GridSimError
+
     if argv[:1] == ["play"]:
         # play parses its own arguments; argparse.REMAINDER would drop options before the id.
         from gridsim.tools.play import main as play_main
 
-        return play_main(argv[1:])
+        try:
+            return play_main(argv[1:])
+        except GridSimError as error:  # a name that is no id and no level, say: one line
+            print(f"gridsim play: error: {first_line(error)}", file=sys.stderr)
+            return 2
     parser = argparse.ArgumentParser(prog="gridsim", description="Batched grid worlds.")
     parser.add_argument("--version", action="version", version=f"gridsim {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -373,11 +414,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="write one CSV row per seed here, whole or not at all (with --ray the rows grow in "
                         "OUT.partial, renamed onto OUT when complete; a failed run leaves OUT as it was)")
     e.add_argument("--num-envs", type=int, default=None, help="rows of the batch (default: one per seed, up to 1024)")
+    e.add_argument("--max-episode-steps", type=int, default=None, metavar="N",
+                   help="truncate every episode after N steps (default: the env's own limit; needed for levels "
+                        "without one, such as the kitchens by name)")
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
     e.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="run on Ray actors (gridsim.distributed; pip install 'gridsim[ray]'): on this machine, or "
+                   help="run on Ray actors (gridsim.distributed; pip install 'gridsim-vec[ray]'): on this machine, or "
                         "on the cluster at ADDRESS (auto, ray://head:10001)")
     e.add_argument("--workers", type=int, default=2, help="Ray actors with --ray (default 2)")
     e.set_defaults(fn=_eval)
@@ -390,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
     r.add_argument("--out", required=True,
                    help="episode.gif or episode.mp4 (every frame; needs imageio, and imageio-ffmpeg for .mp4) "
-                        "or frame.png (one frame; needs pillow): pip install \"gridsim[render]\"")
+                        "or frame.png (one frame; needs pillow): pip install \"gridsim-vec[render]\"")
     r.add_argument("--max-steps", type=int, default=None,
                    help="stop after this many steps (default: the episode's end)")
     r.add_argument("--fps", type=float, default=10.0, help="frames per second of a GIF or MP4 (default 10)")
@@ -403,8 +447,9 @@ def main(argv: list[str] | None = None) -> int:
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
     lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
     lst.set_defaults(fn=_list)
-    c = sub.add_parser("check", help="run gymnasium's check_env on registered ids")
-    c.add_argument("ids", nargs="*")
+    c = sub.add_parser("check", help="run gymnasium's check_env on envs (default: every registered id)")
+    c.add_argument("ids", nargs="*", type=level_argument, metavar="id",
+                   help="registered ids, level names or level files, as gridsim eval takes them")
     c.set_defaults(fn=_check)
     p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal)", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
@@ -419,13 +464,10 @@ def main(argv: list[str] | None = None) -> int:
             args.num_threads = int(args.num_threads)
         except ValueError:
             pass  # "auto", checked by the env
-    from gridsim.errors import GridSimError
-
     try:
         return args.fn(args)
-    except GridSimError as e:  # bad input (a level that does not load, say): one line, as argparse's own errors
-        first = str(e).splitlines()[0].removesuffix("; tried:") if str(e) else type(e).__name__
-        print(f"gridsim {args.command}: error: {first}", file=sys.stderr)
+    except GridSimError as error:  # bad input (a level that does not load, say): one line, as argparse's own errors
+        print(f"gridsim {args.command}: error: {first_line(error)}", file=sys.stderr)
         return 2
 
 

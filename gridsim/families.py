@@ -29,9 +29,11 @@ def family_row(name: str) -> Family:
 
 
 def family_of(env) -> Family:
-    """The row of a vector or single env (or a wrapper around one)."""
+    """The row of a vector or single env (or a wrapper around one), ``gridsim/Level-v0``'s included."""
     env = getattr(env, "unwrapped", env)
+    # A single env of a level by name is of no family's class; its one-row batch is.
+    vec = getattr(env, "unwrapped_vector", None)
     for f in FAMILIES.values():
-        if isinstance(env, (f.vector_env, f.single_env)):
+        if isinstance(env, (f.vector_env, f.single_env)) or isinstance(vec, f.vector_env):
             return f
     raise TypeError(f"{type(env).__name__} is not an env of a gridsim family")

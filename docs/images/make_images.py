@@ -1,6 +1,6 @@
 """Draw the pictures in docs/images: ``python docs/images/make_images.py`` from the repository root.
 
-Needs the render extra (``pip install "gridsim[render]"``). The kitchen is played by the
+Needs the render extra (``pip install "gridsim-vec[render]"``). The kitchen is played by the
 planner of the tests (``tests/kitchen_solver.py``), gridroboman by a short script of moves,
 the navigation maze by the random policy of ``gridsim render``.
 """

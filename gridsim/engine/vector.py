@@ -106,7 +106,8 @@ def parse_num_threads(num_threads: int | str) -> int:
             f"num_threads={num_threads} needs threads, but this build of gridsim has no OpenMP: "
             "install an OpenMP runtime for your C compiler (gcc has libgomp; for clang install libomp, "
             "e.g. `brew install libomp` or `apt install libomp-dev`), then reinstall gridsim "
-            "(`pip install --force-reinstall --no-binary gridsim gridsim`, or `pip install -e .` from a checkout)"
+            "(`pip install --force-reinstall --no-binary gridsim-vec gridsim-vec`, "
+            "or `pip install -e .` from a checkout)"
         )
     return int(num_threads)
 
@@ -887,7 +888,7 @@ class GridVectorEnv(VectorEnv):
             import pygame
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise gym.error.DependencyNotInstalled(
-                'render_mode="human" needs pygame: pip install "gridsim[render]"'
+                'render_mode="human" needs pygame: pip install "gridsim-vec[render]"'
             ) from e
         if self._window is None:
             pygame.init()

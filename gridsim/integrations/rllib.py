@@ -1,6 +1,6 @@
 """RLlib: each EnvRunner steps all of its envs in one gridsim kernel call.
 
-Needs ``pip install "gridsim[ray]"`` (Ray with RLlib; RLlib needs PyTorch: install the build you
+Needs ``pip install "gridsim-vec[ray]"`` (Ray with RLlib; RLlib needs PyTorch: install the build you
 want, a CPU-only one for example, before it).
 
 RLlib's ``SingleAgentEnvRunner`` builds its envs with ``gym.make_vec(..., vectorization_mode=

@@ -1,6 +1,6 @@
 """Stable-Baselines3: :class:`SB3VecEnv` runs a gridsim vector env as an SB3 ``VecEnv``.
 
-Needs ``pip install "gridsim[sb3]"`` (Stable-Baselines3 and sb3-contrib, which bring
+Needs ``pip install "gridsim-vec[sb3]"`` (Stable-Baselines3 and sb3-contrib, which bring
 PyTorch: install the PyTorch build you want, a CPU-only one for example, before it).
 """
 

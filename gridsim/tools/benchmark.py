@@ -6,7 +6,6 @@ best of several repeats is reported (the machine's noise only ever slows a run).
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import platform
 import time
@@ -14,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
+from gridsim._version import installed_version
 
 __all__ = ["Measurement", "machine_info", "make_actions", "measure", "measure_threads", "obs_type_of", "raw_step_fn"]
 
@@ -196,5 +197,5 @@ def machine_info() -> dict:
         "numpy": np.__version__,
         "cython": cython_version,
         "gymnasium": gymnasium.__version__,
-        "gridsim": importlib.metadata.version("gridsim"),
+        "gridsim": installed_version(),
     }

@@ -1,6 +1,6 @@
 """Evaluation past one machine: :func:`evaluate` and :func:`sweep` on a Ray cluster.
 
-Needs ``pip install "gridsim[ray]"``. The seeds are cut into shards (consecutive runs of the
+Needs ``pip install "gridsim-vec[ray]"``. The seeds are cut into shards (consecutive runs of the
 seed list); Ray actors, each holding one gridsim vector env, take the shards in turn and run
 :func:`gridsim.evaluate` on them. Every episode depends only on its seed and the policy, so the
 rows put back together in the order of the seeds are the local ``gridsim.evaluate``'s, bit for

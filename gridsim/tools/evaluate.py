@@ -21,7 +21,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from gridsim.engine.vector import GridVectorEnv
-from gridsim.errors import InvalidActionError, PolicyError
+from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
+from gridsim.tools.env_names import env_entry
 from gridsim.tools.policies import _PolicyCaller, policy_name
 from gridsim.tools.results import EvalResult
 
@@ -42,15 +43,16 @@ def sweep_items(policies, envs) -> tuple[list[tuple[str, Any]], list[str | os.Pa
         envs: an id, level name or level file (a ``pathlib.Path``), or a sequence of them.
 
     Raises:
-        ValueError: no policies or no envs, or two policies of the same name.
+        gridsim.InvalidArgumentError: no policies or no envs, or two policies of the same name.
     """
     named = list(policies.items()) if isinstance(policies, Mapping) else [(policy_name(p), p) for p in policies]
     env_list = [envs] if isinstance(envs, (str, os.PathLike)) else list(envs)
     if not named or not env_list:
-        raise ValueError("a sweep needs at least one policy and one env")
+        raise InvalidArgumentError("a sweep needs at least one policy and one env")
     names = [name for name, _ in named]
     if len(set(names)) != len(names):
-        raise ValueError(f"policies must have distinct names, got {names}: pass a mapping name -> policy")
+        raise InvalidArgumentError(f"policies must have distinct names, got {names}: pass a mapping name -> "
+                                   "policy")
     return named, env_list
 
 
@@ -58,25 +60,26 @@ def sweep_items(policies, envs) -> tuple[list[tuple[str, Any]], list[str | os.Pa
 
 
 def _seed_list(seeds) -> list[int]:
-    """The seeds as Python ints; TypeError for non-integers, ValueError for none or negative ones."""
+    """The seeds as Python ints; ArgumentTypeError for non-integers, InvalidArgumentError for none or negative ones."""
     if isinstance(seeds, (numbers.Integral, str, bytes)):
-        raise TypeError(f"seeds must be a sequence of ints (one episode each), e.g. range(100); got {seeds!r}")
+        raise ArgumentTypeError(f"seeds must be a sequence of ints (one episode each), e.g. range(100); "
+                                f"got {seeds!r}")
     if isinstance(seeds, np.ndarray) and seeds.ndim == 1 and seeds.dtype.kind in "iu":
         items = seeds.tolist()
     elif isinstance(seeds, Iterable):
         items = list(seeds)
     else:
-        raise TypeError(f"seeds must be a sequence of ints, got {type(seeds).__name__}")
+        raise ArgumentTypeError(f"seeds must be a sequence of ints, got {type(seeds).__name__}")
     if not items:
-        raise ValueError("seeds is empty: evaluate runs one episode per seed, so give at least one")
+        raise InvalidArgumentError("seeds is empty: evaluate runs one episode per seed, so give at least one")
     if not all(type(s) is int for s in items):  # the slow check only for other types
         for i, s in enumerate(items):
             if isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral):
-                raise TypeError(f"seeds[{i}] must be an int, got {s!r}")
+                raise ArgumentTypeError(f"seeds[{i}] must be an int, got {s!r}")
         items = [int(s) for s in items]
     if min(items) < 0:
         i = items.index(min(items))
-        raise ValueError(f"seeds[{i}] = {items[i]} is negative; seeds are non-negative integers")
+        raise InvalidArgumentError(f"seeds[{i}] = {items[i]} is negative; seeds are non-negative integers")
     return items
 
 
@@ -86,32 +89,25 @@ def _open_env(env, n_seeds: int, num_envs, num_threads, env_kwargs):
         kwargs = dict(env_kwargs or {})
         clash = sorted(set(kwargs) & set(_OWN_KWARGS))
         if clash:
-            raise ValueError(f"env_kwargs must not set {clash}: evaluate sets them (num_envs and num_threads "
-                             "are its own arguments)")
+            raise InvalidArgumentError(f"env_kwargs must not set {clash}: evaluate sets them (num_envs and "
+                                       "num_threads are its own arguments)")
         if num_envs is None:
             num_envs = min(n_seeds, DEFAULT_MAX_ENVS)
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer or None, got {num_envs!r}")
+            raise InvalidArgumentError(f"num_envs must be a positive integer or None, got {num_envs!r}")
         # Statistics are read from the state when an episode ends; the info copies are not needed.
         kwargs = {"episode_stats": False, **kwargs, "autoreset_mode": "NextStep", "copy": False,
                   "num_threads": num_threads}
-        if isinstance(env, str) and env in gym.registry:
-            entry = gym.spec(env).vector_entry_point
-            if not (isinstance(entry, str) and entry.startswith("gridsim.")):
-                raise TypeError(f"{env!r} is not a gridsim id: evaluate runs gridsim envs "
-                                "(`gridsim list` prints the ids)")
-            envs = gym.make_vec(env, num_envs=int(num_envs), vectorization_mode="vector_entry_point", **kwargs)
-        else:  # a level name, or a file as a Path, as gridsim.make takes them
-            envs = gym.make_vec("gridsim/Level-v0", num_envs=int(num_envs), vectorization_mode="vector_entry_point",
-                                level=env, **kwargs)
+        env_id, extra = env_entry(env)
+        envs = gym.make_vec(env_id, num_envs=int(num_envs), vectorization_mode="vector_entry_point", **extra, **kwargs)
         return envs, True, os.fspath(env)
     if num_envs is not None or num_threads != 1 or env_kwargs:
-        raise ValueError("evaluate runs an env passed in as it is: num_envs, num_threads and env_kwargs apply "
-                         "only to an env it makes from an id or a level name")
+        raise InvalidArgumentError("evaluate runs an env passed in as it is: num_envs, num_threads and env_kwargs "
+                                   "apply only to an env it makes from an id or a level name")
     unwrapped = getattr(env, "unwrapped", None)
     if not isinstance(unwrapped, GridVectorEnv):
-        raise TypeError(f"env must be a gridsim id, a level name or a gridsim vector env, got {env!r} "
-                        "(for one env, pass its id: evaluate makes the batch)")
+        raise ArgumentTypeError(f"env must be a gridsim id, a level name or a gridsim vector env, got {env!r} "
+                                "(for one env, pass its id: evaluate makes the batch)")
     spec = getattr(unwrapped, "spec", None)
     return env, False, getattr(spec, "id", None) or type(unwrapped).__name__
 
@@ -202,9 +198,14 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
         An :class:`EvalResult` with one entry per seed, in the order of ``seeds``.
 
     Raises:
-        ValueError: ``seeds`` is empty or holds a negative seed; ``num_envs``, ``num_threads``
-            or ``env_kwargs`` given with an env passed in; the env's episodes have no step limit.
-        TypeError: ``env`` or ``policy`` is not something evaluate can run.
+        gridsim.InvalidArgumentError: ``seeds`` is empty or holds a negative seed; ``num_envs`` is not
+            a positive integer; ``num_envs``, ``num_threads`` or ``env_kwargs`` given with an env
+            passed in; ``env_kwargs`` sets what evaluate sets; the env's episodes have no step
+            limit. It is a ``ValueError``.
+        gridsim.ArgumentTypeError: ``seeds`` is not a sequence of ints; ``env`` or ``policy`` is
+            not something evaluate can run (an id of another library, say). It is a ``TypeError``.
+        gridsim.LevelNotFoundError: ``env`` is neither a registered id nor a level name (the
+            message suggests the closest ones).
         gridsim.PolicyError: the policy returned actions of the wrong shape or dtype, or out of
             the action space; the message names the policy.
 
@@ -230,8 +231,9 @@ def _run(caller: _PolicyCaller, envs, env_name: str, seed_list: list[int], progr
     base = envs.unwrapped
     caller.bind(base.single_action_space)
     if int(getattr(base.kernel, "max_steps", 1)) == 0:
-        raise ValueError(f"{env_name}: its episodes have no step limit, so an evaluation could run forever; "
-                         "give one, e.g. env_kwargs={'max_episode_steps': 100}")
+        raise InvalidArgumentError(f"{env_name}: its episodes have no step limit, so an evaluation could run "
+                                   "forever; give one: env_kwargs={'max_episode_steps': 100} "
+                                   "(gridsim eval: --max-episode-steps 100)")
     N = base.num_envs
     units = np.asarray(base.row_units)
     U = int(units[-1]) + 1  # worlds: a kitchen of the agent-rows view spans R rows

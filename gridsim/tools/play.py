@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 import gymnasium as gym
 
 from gridsim.families import family_of
+from gridsim.tools.env_names import command_line_env, make_single
 
 QUIT_KEYS = {"escape", "q"}
 
@@ -29,13 +30,16 @@ class PlaySession:
     """The game loop's logic, independent of where keys come from and frames go to.
 
     Args:
-        env_id: a registered id.
+        env_id: a registered id, a level name or a level file (a ``pathlib.Path``).
         seed: the seed of the first reset.
         render_mode: ``"rgb_array"`` (window) or ``"ansi"`` (terminal).
+
+    Raises:
+        gridsim.LevelNotFoundError: ``env_id`` is neither a registered id nor a level name.
     """
 
-    def __init__(self, env_id: str, seed: int | None = None, render_mode: str = "ansi"):
-        self.env = gym.make(env_id, render_mode=render_mode)
+    def __init__(self, env_id: str | os.PathLike, seed: int | None = None, render_mode: str = "ansi"):
+        self.env = make_single(env_id, render_mode=render_mode)
         family = family_of(self.env)
         keys = family.tools.play_keys
         if keys is None:
@@ -209,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     import gridsim  # noqa: F401  (registers the ids)
 
     parser = argparse.ArgumentParser(prog="gridsim play", description=__doc__.split("\n\n")[0])
-    parser.add_argument("env_id", nargs="?", default="gridsim/Gridroboman-LiftRed-v0")
+    parser.add_argument("env_id", nargs="?", default="gridsim/Gridroboman-LiftRed-v0", type=command_line_env,
+                        help="a registered id, a level name or a level file (default: gridsim/Gridroboman-LiftRed-v0)")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--terminal", action="store_true", help="draw as text even with a display")
     args = parser.parse_args(argv)

@@ -12,6 +12,8 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError
+
 __all__ = ["RandomPolicy", "load_policy", "policy_name"]
 
 
@@ -58,11 +60,12 @@ class RandomPolicy:
 
     def __init__(self, action_space: gym.Space, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+            raise InvalidArgumentError(f"seed must be a non-negative integer, got {seed!r}")
         if isinstance(action_space, gym.spaces.Box) and not action_space.is_bounded("both"):
-            raise ValueError(f"RandomPolicy needs a bounded Box, got {action_space}")
+            raise InvalidArgumentError(f"RandomPolicy needs a bounded Box, got {action_space}")
         if not isinstance(action_space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.Box)):
-            raise TypeError(f"RandomPolicy draws from Discrete, MultiDiscrete or Box spaces, got {action_space}")
+            raise ArgumentTypeError(f"RandomPolicy draws from Discrete, MultiDiscrete or Box spaces, "
+                                    f"got {action_space}")
         self.action_space = action_space
         self.seed = int(seed)
         self._key = _mix(np.array([self.seed % (1 << 64)], np.uint64) ^ _GOLDEN)[0]
@@ -186,10 +189,10 @@ class _PolicyCaller:
     def __init__(self, policy):
         self.name = policy_name(policy)
         if isinstance(policy, str) and policy != "random":
-            raise ValueError(f"policy must be a callable, a torch module or 'random', got {policy!r}")
+            raise InvalidArgumentError(f"policy must be a callable, a torch module or 'random', got {policy!r}")
         if not isinstance(policy, str) and not callable(policy):
-            raise TypeError(f"policy must be a callable (observation batch -> action batch) or a torch module, "
-                            f"got {policy!r}")
+            raise ArgumentTypeError(f"policy must be a callable (observation batch -> action batch) or a torch "
+                                    f"module, got {policy!r}")
         self.policy = policy
         self.style: str | None = None
 
@@ -220,18 +223,60 @@ class _PolicyCaller:
         return self.policy(obs)
 
 
+def _load_torch_file(spec: str):
+    """The policy in a ``.pt`` file (see :func:`load_policy`)."""
+    import pickle
+
+    try:
+        import torch
+
+        from gridsim.tools import torch_agent
+    except ImportError as e:
+        raise ImportError(f"--policy {spec}: loading a checkpoint needs torch (pip install torch)") from e
+    if not os.path.isfile(spec):
+        raise InvalidArgumentError(f"--policy {spec}: no such file")
+    try:
+        return torch.jit.load(spec, map_location="cpu").eval()
+    except (RuntimeError, ValueError):  # not TorchScript
+        pass
+    try:
+        # Tensors, numbers, strings and containers only: nothing in the file can run code.
+        obj = torch.load(spec, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError):  # a pickled module (or another pickled object)
+        try:
+            obj = torch.load(spec, map_location="cpu", weights_only=False)
+        except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as e:
+            reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise InvalidArgumentError(f"--policy {spec}: not a file torch.load can read ({reason})") from e
+    if torch_agent.is_agent_checkpoint(obj):
+        return torch_agent.CheckpointPolicy(torch_agent.agent_from_checkpoint(obj, spec), spec)
+    if not isinstance(obj, torch.nn.Module):
+        raise InvalidArgumentError(f"--policy {spec} holds a {type(obj).__name__}, not a module: save a checkpoint "
+                                   "of examples/ppo.py (gridsim.tools.torch_agent.save_agent), the whole module "
+                                   "(torch.save(model, path) or torch.jit.save), or give module:attr")
+    return obj.eval()
+
+
 def load_policy(spec: str):
     """The policy named on the command line: ``random``, ``module:attr`` or a ``.pt`` / ``.pth`` file.
 
     ``module:attr`` imports ``module`` (the working directory is on the path) and takes
     ``attr``: a callable or a torch module is the policy; a class is instantiated without
     arguments; ``module:attr()`` calls ``attr`` without arguments and uses what it returns (a
-    factory). A ``.pt`` file is a TorchScript file (``torch.jit.save``) or a whole module saved
-    with ``torch.save(module, path)`` (unpickled with ``weights_only=False``: load only files
-    you trust); a state dict needs its module class, so give ``module:attr`` instead.
+    factory). A ``.pt`` file is one of:
+
+    * a checkpoint of ``examples/ppo.py`` (:func:`gridsim.tools.torch_agent.save_agent`: the
+      network's spaces, width and weights), read with ``torch.load(weights_only=True)``, which
+      unpickles no Python objects; the policy is the network's greedy one;
+    * a TorchScript file (``torch.jit.save``);
+    * a whole module saved with ``torch.save(module, path)``, which only a full unpickling
+      (``weights_only=False``) reads: load such files only if you trust them.
+
+    A bare state dict needs its module class, so give ``module:attr`` instead.
 
     Raises:
-        ValueError: a spec in none of these forms, or a checkpoint that is not a module.
+        ValueError: a spec in none of these forms, no such file, or a checkpoint that holds no
+            module (:class:`gridsim.InvalidStateError` for a damaged ppo.py checkpoint).
         ImportError: the module, or torch for a checkpoint, cannot be imported.
     """
     import importlib
@@ -239,23 +284,10 @@ def load_policy(spec: str):
     if spec == "random":
         return "random"
     if spec.endswith((".pt", ".pth")):
-        try:
-            import torch
-        except ImportError as e:
-            raise ImportError(f"--policy {spec}: loading a checkpoint needs torch (pip install torch)") from e
-        if not os.path.exists(spec):
-            raise ValueError(f"--policy {spec}: no such file")
-        try:
-            module = torch.jit.load(spec, map_location="cpu")
-        except (RuntimeError, ValueError):  # not TorchScript: a pickled module
-            module = torch.load(spec, map_location="cpu", weights_only=False)
-        if not isinstance(module, torch.nn.Module):
-            raise ValueError(f"--policy {spec} holds a {type(module).__name__}, not a module: save the whole "
-                             "module (torch.save(model, path) or torch.jit.save), or give module:attr")
-        return module.eval()
+        return _load_torch_file(spec)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")
+        raise InvalidArgumentError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     call = attr.endswith("()")

@@ -4,7 +4,7 @@
 seed and policy, and keeps the ``rgb_array`` frame of every state, the first after the
 reset and the last after the step that ends the episode. :func:`write_frames` writes them
 as a GIF or an MP4 (imageio; MP4 also needs imageio-ffmpeg) or one frame as a PNG
-(pillow). These packages are the ``render`` extra: ``pip install "gridsim[render]"``.
+(pillow). These packages are the ``render`` extra: ``pip install "gridsim-vec[render]"``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from gridsim.tools.policies import _PolicyCaller
 __all__ = ["Episode", "MEDIA_SUFFIXES", "record_episode", "write_frames"]
 
 MEDIA_SUFFIXES = (".gif", ".mp4", ".png")
-EXTRA = 'pip install "gridsim[render]"'
+EXTRA = 'pip install "gridsim-vec[render]"'
 
 
 @dataclass(eq=False)

@@ -208,3 +208,69 @@ def test_measure_calls_progress_after_each_repeat():
     measure(envs, make_actions(envs.single_action_space, 2, 4, 0), repeats=4, progress=lambda: calls.append(1))
     assert len(calls) == 4
     envs.close()
+
+
+def one_line_error(capsys, command: str) -> str:
+    """The one line a refused command wrote to stderr (nothing on stdout, no traceback)."""
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith(f"gridsim {command}: error: ") and "Traceback" not in captured.err
+    assert captured.out == ""
+    return lines[0]
+
+
+TINY_BENCH = ["--steps", "2", "--repeats", "1", "--num-envs", "4"]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["eval", "gridsim/Nav-four_romos-v0", "--seeds", "0:2"], "did you mean 'gridsim/Nav-four_rooms-v0'"),
+    (["eval", "nav/four_romos", "--seeds", "0:2"], "did you mean 'nav/four_rooms'"),
+    (["eval", "gridsim/Nav-four_rooms-v0", "--seeds", "0:2", "--num-envs", "0"], "--num-envs must be a positive"),
+    (["eval", "gridsim/Nav-four_rooms-v0", "--seeds", "0:2", "--max-episode-steps", "0"], "--max-episode-steps"),
+    (["eval", "CartPole-v1", "--seeds", "0:2"], "not a gridsim id"),
+    (["eval", "kitchen/open-divider_salad", "--seeds", "0:2"], "--max-episode-steps 100"),
+    (["check", "gridsim/Nav-four_romos-v0"], "did you mean 'gridsim/Nav-four_rooms-v0'"),
+    (["check", "nav/four_romos"], "did you mean 'nav/four_rooms'"),
+    (["play", "gridsim/Nav-four_romos-v0", "--terminal"], "did you mean 'gridsim/Nav-four_rooms-v0'"),
+    (["play", "nav/four_romos", "--terminal"], "did you mean 'nav/four_rooms'"),
+    (["render", "nav/four_romos", "--out", "x.gif"], "did you mean 'nav/four_rooms'"),
+    (["bench", "--obs", "rgb", *TINY_BENCH], "--obs 'rgb': the nav family's observation types are coords"),
+    (["bench", "--obs", "imag", *TINY_BENCH], "did you mean 'image'?"),
+    (["bench", "--num-envs", "0"], "--num-envs must be a positive integer, got 0"),
+    (["bench", "--steps", "0"], "--steps must be a positive integer"),
+    (["bench", "--repeats", "0"], "--repeats must be a positive integer"),
+    (["bench", "--seed", "-1", *TINY_BENCH], "--seed must be non-negative"),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_typos_and_bad_numbers_are_one_line_errors(argv, expected, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    line = one_line_error(capsys, argv[0])
+    assert expected in line
+    assert not line.endswith("; tried:")
+
+
+def test_eval_max_episode_steps_runs_a_level_without_a_step_limit(capsys):
+    assert main(["eval", "kitchen/open-divider_salad", "--seeds", "0:3", "--max-episode-steps", "7"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kitchen/open-divider_salad: policy random")
+    length = next(line for line in out.splitlines() if line.startswith("length"))
+    assert float(length.split()[1]) == 7.0  # every random episode truncated at 7 steps
+
+
+def test_check_takes_level_names_and_files(capsys, tmp_path, monkeypatch):
+    from gridsim.levels.lookup import builtin_root
+
+    (tmp_path / "mine.txt").write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "nav/four_rooms", "roboman:LiftRed", "mine.txt"]) == 0
+    assert capsys.readouterr().out.split() == ["ok", "nav/four_rooms", "ok", "roboman:LiftRed", "ok", "mine.txt"]
+
+
+@pytest.mark.parametrize("name", ["nav/four_rooms", "roboman:LiftRed"])
+def test_play_takes_level_names(name, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("q"))
+    assert main(["play", name, "--terminal"]) == 0
+    assert "Esc quit" in capsys.readouterr().out

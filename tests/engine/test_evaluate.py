@@ -505,3 +505,51 @@ def test_evaluate_torch_module(tmp_path):
         assert code == 0
         returns = [float(line.split(",")[1]) for line in out.read_text().splitlines()[1:]]
         assert returns == expected.returns.tolist()
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"seeds": []}, gridsim.InvalidArgumentError, "empty"),
+    ({"seeds": [1, -2]}, gridsim.InvalidArgumentError, "negative"),
+    ({"seeds": 5}, gridsim.ArgumentTypeError, "sequence of ints"),
+    ({"seeds": [1, 2.5]}, gridsim.ArgumentTypeError, r"seeds\[1\]"),
+    ({"num_envs": 0}, gridsim.InvalidArgumentError, "num_envs"),
+    ({"num_envs": 2.0}, gridsim.InvalidArgumentError, "num_envs"),
+    ({"env": 3}, gridsim.ArgumentTypeError, "gridsim id, a level name"),
+    ({"env": "CartPole-v1"}, gridsim.ArgumentTypeError, "not a gridsim id"),
+    ({"env_kwargs": {"num_envs": 4}}, gridsim.InvalidArgumentError, "must not set"),
+    ({"env": "kitchen/open-divider_salad"}, gridsim.InvalidArgumentError, "--max-episode-steps"),
+    ({"policy": "greedy"}, gridsim.InvalidArgumentError, "'random'"),
+    ({"policy": 3}, gridsim.ArgumentTypeError, "callable"),
+], ids=["no-seeds", "negative-seed", "int-seeds", "float-seed", "zero-envs", "float-envs", "int-env", "other-id",
+        "own-kwarg", "no-step-limit", "unknown-policy-name", "uncallable-policy"])
+def test_evaluate_refuses_bad_input_with_gridsim_errors(kwargs, error, match):
+    args = {"policy": "random", "env": NAV_ID, "seeds": [0, 1], **kwargs}
+    policy, env, seeds = args.pop("policy"), args.pop("env"), args.pop("seeds")
+    with pytest.raises(error, match=match) as exc:
+        gridsim.evaluate(policy, env, seeds, **args)
+    assert isinstance(exc.value, gridsim.GridSimError)
+
+
+def test_evaluate_of_a_passed_env_refuses_arguments_with_a_gridsim_error():
+    envs = gridsim.make("nav/room1_small", num_envs=2)
+    try:
+        with pytest.raises(gridsim.InvalidArgumentError, match="passed in as it is"):
+            gridsim.evaluate("random", envs, [0], num_envs=2)
+    finally:
+        envs.close()
+
+
+def test_sweep_items_refuses_with_gridsim_errors():
+    from gridsim.tools.evaluate import sweep_items
+
+    with pytest.raises(gridsim.InvalidArgumentError, match="at least one"):
+        sweep_items([], [NAV_ID])
+    with pytest.raises(gridsim.InvalidArgumentError, match="distinct names"):
+        sweep_items(["random", "random"], [NAV_ID])
+
+
+def test_random_policy_refuses_with_gridsim_errors():
+    with pytest.raises(gridsim.InvalidArgumentError, match="seed"):
+        RandomPolicy(gym.spaces.Discrete(3), seed=-1)
+    with pytest.raises(gridsim.ArgumentTypeError, match="Discrete, MultiDiscrete or Box"):
+        RandomPolicy(gym.spaces.Text(4))

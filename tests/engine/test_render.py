@@ -100,7 +100,7 @@ def test_missing_package_is_one_line_naming_the_extra(tmp_path, monkeypatch, cap
     assert main(["render", IDS[0], "--max-steps", "2", "--out", str(tmp_path / f"x{suffix}")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith("gridsim render: error:") and package in err and 'pip install "gridsim[render]"' in err
+    assert err.startswith("gridsim render: error:") and package in err and 'pip install "gridsim-vec[render]"' in err
 
 
 @pytest.mark.parametrize("args", [["--out", "episode.avi"], ["--out", "x.png", "--frame", "500"],

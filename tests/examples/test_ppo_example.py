@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gridsim
+from gridsim.cli import main
+from gridsim.tools.policies import load_policy
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
+from gridsim.tools import torch_agent  # noqa: E402 - needs torch
 
 ROOT = Path(__file__).resolve().parents[2]
 GRIDSIM_HOME = Path(gridsim.__file__).resolve().parents[1]  # the build this test imported
@@ -40,6 +45,103 @@ def run_ppo(*args: str, tmp_path: Path) -> dict:
     ["--env-id", "gridsim/Kitchen-open-divider_salad-v0", "--shaping", "item_chopped=0.5"],  # MultiDiscrete
     ["--env-id", "gridsim/Kitchen-open-divider_salad-v0", "--env-kwargs", '{"agent_rows": true}'],
 ], ids=["nav", "roboman", "kitchen-joint", "kitchen-agent-rows"])
-def test_ppo_example_trains_and_evaluates(args, tmp_path):
+def test_ppo_example_trains_and_evaluates(args, tmp_path, capsys):
     result = run_ppo(*args, tmp_path=tmp_path)
     assert result["env_id"] == args[1]
+    if "--env-kwargs" not in args:  # gridsim eval makes the env by name alone
+        assert main(["eval", args[1], "--policy", str(tmp_path / "model.pt"), "--seeds", "0:3"]) == 0
+        assert f"policy {tmp_path / 'model.pt'} (greedy)" in capsys.readouterr().out
+
+
+def load_example():
+    """examples/ppo.py as a module (the examples are no package)."""
+    spec = importlib.util.spec_from_file_location("ppo_example", ROOT / "examples" / "ppo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ppo():
+    return load_example()
+
+
+def saved_agent(ppo, tmp_path, *argv: str):
+    """An untrained agent of the example, saved as the example saves it, and its file."""
+    args = ppo.parse_args([*argv, "--num-envs", "2", "--hidden", "16", "--checkpoint", str(tmp_path / "agent.pt")])
+    envs = ppo.make_envs(args)
+    torch.manual_seed(0)
+    agent = ppo.Agent(ppo.ObsEncoder(envs.single_observation_space), envs.single_action_space, args.hidden)
+    envs.close()
+    ppo.save_checkpoint(agent, args)
+    return agent, tmp_path / "agent.pt"
+
+
+@pytest.mark.parametrize("argv", [["--env-id", "gridsim/Nav-four_rooms-v0"], ["--level", "roboman:LiftRed"],
+                                  ["--env-id", "gridsim/Kitchen-open-divider_salad-v0"]],
+                         ids=["nav", "roboman", "kitchen"])
+def test_gridsim_eval_loads_the_examples_checkpoint(ppo, argv, tmp_path, capsys):
+    agent, path = saved_agent(ppo, tmp_path, *argv)
+    env = argv[1]
+    assert main(["eval", env, "--policy", str(path), "--seeds", "0:6", "--out", str(tmp_path / "eval.csv")]) == 0
+    assert capsys.readouterr().out.startswith(f"{env}: policy {path} (greedy)")
+    # The file's policy is the saved network's greedy one: the same episodes as the agent itself.
+    expected = gridsim.evaluate(agent.greedy, env, range(6))
+    loaded = gridsim.evaluate(load_policy(str(path)), env, range(6))
+    np.testing.assert_array_equal(loaded["return"], expected["return"])
+    np.testing.assert_array_equal(loaded["length"], expected["length"])
+
+
+def test_the_checkpoint_loads_without_unpickling_objects(ppo, tmp_path):
+    agent, path = saved_agent(ppo, tmp_path, "--level", "roboman:LiftRed")
+    checkpoint = torch.load(path, weights_only=True)  # refuses anything but tensors and plain values
+    assert checkpoint["format"] == torch_agent.CHECKPOINT_FORMAT and checkpoint["format_version"] == 1
+    assert checkpoint["metadata"]["level"] == "roboman:LiftRed" and checkpoint["hidden"] == 16
+    rebuilt = torch_agent.load_agent(path)
+    for (name, a), (_, b) in zip(agent.state_dict().items(), rebuilt.state_dict().items(), strict=True):
+        assert torch.equal(a, b), name
+
+
+def test_render_loads_the_examples_checkpoint(ppo, tmp_path):
+    from gridsim.tools.record import record_episode
+
+    agent, path = saved_agent(ppo, tmp_path, "--env-id", "gridsim/Nav-four_rooms-v0")
+    episode = record_episode(load_policy(str(path)), "gridsim/Nav-four_rooms-v0", seed=0, max_steps=5)
+    assert episode.length == 5
+    pytest.importorskip("imageio")
+    assert main(["render", "gridsim/Nav-four_rooms-v0", "--policy", str(path), "--max-steps", "3",
+                 "--out", str(tmp_path / "x.gif")]) == 0
+
+
+def test_checkpoints_of_the_earlier_example_load(ppo, tmp_path, capsys):
+    # The example first saved {"model": state_dict, "args": its arguments}, without the spaces.
+    agent, path = saved_agent(ppo, tmp_path, "--level", "roboman:LiftRed")
+    args = torch.load(path, weights_only=True)["metadata"]
+    old = tmp_path / "old.pt"
+    torch.save({"model": agent.state_dict(), "args": args}, old)
+    assert main(["eval", "roboman:LiftRed", "--policy", str(old), "--seeds", "0:4"]) == 0
+    expected = gridsim.evaluate(agent.greedy, "roboman:LiftRed", range(4))
+    np.testing.assert_array_equal(gridsim.evaluate(load_policy(str(old)), "roboman:LiftRed", range(4))["return"],
+                                  expected["return"])
+
+
+def test_bad_checkpoints_are_one_line_errors(ppo, tmp_path, capsys):
+    agent, path = saved_agent(ppo, tmp_path, "--env-id", "gridsim/Nav-four_rooms-v0")
+    cases = {}
+    torch.save(agent.state_dict(), tmp_path / "bare.pt")
+    cases["bare.pt"] = "holds a OrderedDict, not a module"
+    checkpoint = torch.load(path, weights_only=True)
+    torch.save({**checkpoint, "format_version": 99}, tmp_path / "future.pt")
+    cases["future.pt"] = "format version 99"
+    torch.save({**checkpoint, "hidden": 8}, tmp_path / "damaged.pt")
+    cases["damaged.pt"] = "damaged"
+    (tmp_path / "garbage.pt").write_bytes(b"not a checkpoint")
+    cases["garbage.pt"] = "garbage.pt"
+    cases["missing.pt"] = "no such file"
+    # A network trained on another env: refused when the observations do not fit.
+    cases[str(path)] = "trained on observations of shape"
+    for name, expected in cases.items():
+        file = name if os.path.isabs(name) else str(tmp_path / name)
+        assert main(["eval", "roboman:LiftRed", "--policy", file, "--seeds", "0:2"]) == 2, name
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith("gridsim eval: error: ") and expected in err, err

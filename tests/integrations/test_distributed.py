@@ -1,6 +1,6 @@
 """gridsim.distributed on a local Ray cluster: equal to gridsim.evaluate, through lost workers and errors.
 
-Skipped without Ray (``pip install "gridsim[ray]"``); ``slow``: Ray's start and its actors take seconds.
+Skipped without Ray (``pip install "gridsim-vec[ray]"``); ``slow``: Ray's start and its actors take seconds.
 """
 
 from __future__ import annotations

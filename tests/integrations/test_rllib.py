@@ -1,6 +1,6 @@
 """The RLlib integration: gridsim's batched env inside each EnvRunner, and PPO training on it.
 
-Skipped without Ray's RLlib or PyTorch (``pip install torch`` then ``pip install "gridsim[ray]"``).
+Skipped without Ray's RLlib or PyTorch (``pip install torch`` then ``pip install "gridsim-vec[ray]"``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Stable-Baselines3 integration: ``gridsim.integrations.sb3.SB3VecEnv`` and the single envs' masks.
 
-Skipped without Stable-Baselines3 (``pip install "gridsim[sb3]"``). The VecEnv checks step an
+Skipped without Stable-Baselines3 (``pip install "gridsim-vec[sb3]"``). The VecEnv checks step an
 ``SB3VecEnv`` and a bare gridsim env (SAME_STEP) side by side with the same seeds and actions,
 and compare what SB3 sees with what the kernel wrote. The learning tests (``slow``) train PPO
 and MaskablePPO on gridroboman's LiftRed and evaluate them on fresh seeds.
