@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
+from importlib.machinery import PathFinder
 
 # The compiled module imported first; the others are built with it.
 _CORE = "gridsim._core"
@@ -25,5 +25,8 @@ def not_built_message(package_dir: str) -> str:
             "(pip install . installs it).")
 
 
-if importlib.util.find_spec(_CORE) is None:
-    raise ImportError(not_built_message(os.path.dirname(os.path.abspath(__file__))), name=_CORE)
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# Looked for in this folder only: an import hook of another gridsim (an editable install of
+# another checkout) would otherwise lend this folder its compiled modules, which do not match.
+if PathFinder.find_spec(_CORE, [_PACKAGE_DIR]) is None:
+    raise ImportError(not_built_message(_PACKAGE_DIR), name=_CORE)
