@@ -12,12 +12,16 @@ initialization checks back on; CI runs the whole test suite against that build.
 clang); Python itself is not instrumented, so the sanitizer runtimes must be preloaded when
 the tests run (``.ci/run`` shows how).
 
-OpenMP: the kernel's loops over worlds run on threads (``num_threads=``) when the C
-compiler can build and link a small OpenMP program: with ``-fopenmp`` (gcc; clang with
-libomp), with ``-Xpreprocessor -fopenmp -lomp`` and Homebrew's or MacPorts' libomp (Apple
-clang; ``LIBOMP_PREFIX`` names another install), or ``/openmp`` (MSVC). Otherwise the
-kernel is built without threads (``gridsim.threads_available()`` is False).
-``GRIDSIM_OPENMP=0`` at build time builds without threads anyway.
+Threads: the kernel's loops over worlds run on gridsim's own worker pool
+(``gridsim/engine/_pool.h``, POSIX threads; ``num_threads=``) when the C compiler can build and
+link a small program that starts a POSIX thread (``-pthread``: Linux, macOS, the BSDs). The pool
+hands out small chunks of a batch that the calling thread claims too, so a thread that the
+operating system has not scheduled never holds a call up; it survives ``fork()`` (a child
+starts its workers again) and a failed ``pthread_create`` (it runs on the threads it has). No
+OpenMP runtime is used. Elsewhere (MSVC) the kernel is built without threads
+(``gridsim.threads_available()`` is False). ``GRIDSIM_THREADS=0`` at build time builds
+without threads anyway (``GRIDSIM_OPENMP=0``, the name from when the threads were OpenMP's,
+does the same).
 """
 
 import glob
@@ -33,41 +37,21 @@ from setuptools.command.build_ext import build_ext
 DEBUG = os.environ.get("GRIDSIM_CYTHON_DEBUG", "0") not in ("", "0")
 SANITIZE = os.environ.get("GRIDSIM_SANITIZE", "0") not in ("", "0")
 
-_OPENMP_PROBE = r"""
-#include <omp.h>
+_THREADS_PROBE = r"""
+#include <pthread.h>
+static int flag;
+static void *run(void *arg) { flag = 1; return arg; }
 int main(void) {
-    int n = 0;
-    #pragma omp parallel num_threads(2) reduction(+:n)
-    n += 1;
-    return omp_get_max_threads() > 0 && n > 0 ? 0 : 1;
+    pthread_t t;
+    if (pthread_create(&t, 0, run, 0) != 0 || pthread_join(t, 0) != 0) return 1;
+    return flag ? 0 : 1;
 }
 """
 
 
-def _libomp_prefixes() -> list[str]:
-    # Where Homebrew (Apple silicon, then Intel) and MacPorts put libomp, and $LIBOMP_PREFIX first.
-    prefixes = [os.environ.get("LIBOMP_PREFIX", ""), "/opt/homebrew/opt/libomp", "/usr/local/opt/libomp",
-                "/opt/local"]
-    return [p for p in prefixes if p and os.path.isdir(os.path.join(p, "include"))]
-
-
-def _openmp_candidates(compiler_type: str) -> list[dict]:
-    """Flag sets to try, in order: each has compile and link args and include / library dirs."""
-    if compiler_type == "msvc":
-        return [{"compile": ["/openmp"], "link": [], "include": [], "lib": []}]
-    # gcc, and clang where it finds libomp itself.
-    candidates = [{"compile": ["-fopenmp"], "link": ["-fopenmp"], "include": [], "lib": []}]
-    # Apple clang has no -fopenmp driver flag: the preprocessor flag, and libomp linked by hand.
-    for prefix in _libomp_prefixes():
-        inc, lib = os.path.join(prefix, "include"), os.path.join(prefix, "lib")
-        candidates.append({"compile": ["-Xpreprocessor", "-fopenmp"], "link": ["-lomp", f"-Wl,-rpath,{lib}"],
-                           "include": [inc], "lib": [lib]})
-    return candidates
-
-
-def openmp_flags() -> dict | None:
-    """The first flag set with which the C compiler setuptools uses builds and links an OpenMP program."""
-    if os.environ.get("GRIDSIM_OPENMP", "") == "0":
+def threads_flags() -> dict | None:
+    """Compile and link flags with which the C compiler setuptools uses builds a POSIX-threads program, or None."""
+    if os.environ.get("GRIDSIM_THREADS", "") == "0" or os.environ.get("GRIDSIM_OPENMP", "") == "0":
         return None
     try:
         from setuptools._distutils.ccompiler import new_compiler
@@ -77,25 +61,24 @@ def openmp_flags() -> dict | None:
         from distutils.sysconfig import customize_compiler
     compiler = new_compiler()
     customize_compiler(compiler)
-    for flags in _openmp_candidates(compiler.compiler_type):
-        tmp = tempfile.mkdtemp(prefix="gridsim-openmp-")
-        try:
-            src = os.path.join(tmp, "probe.c")
-            with open(src, "w") as f:
-                f.write(_OPENMP_PROBE)
-            objects = compiler.compile([src], output_dir=tmp, include_dirs=flags["include"],
-                                       extra_postargs=flags["compile"])
-            compiler.link_executable(objects, "probe", output_dir=tmp, library_dirs=flags["lib"],
-                                     extra_postargs=flags["link"])
-            return flags
-        except Exception:  # noqa: BLE001 - this flag set does not build the probe; try the next
-            continue
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return None
+    if compiler.compiler_type == "msvc":
+        return None
+    flags = {"compile": ["-pthread"], "link": ["-pthread"]}
+    tmp = tempfile.mkdtemp()
+    try:
+        src = os.path.join(tmp, "probe.c")
+        with open(src, "w") as f:
+            f.write(_THREADS_PROBE)
+        objects = compiler.compile([src], output_dir=tmp, extra_postargs=flags["compile"])
+        compiler.link_executable(objects, "probe", output_dir=tmp, extra_postargs=flags["link"])
+        return flags
+    except Exception:  # no pthreads here: a serial kernel
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
-OPENMP = openmp_flags()
+THREADS = threads_flags()
 
 directives = {
     "language_level": 3,
@@ -124,12 +107,12 @@ if SANITIZE:
 define_macros = [
     ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
     ("GRIDSIM_DEBUG", "1" if DEBUG else "0"),
-    ("GRIDSIM_OPENMP", "1" if OPENMP else "0"),
+    ("GRIDSIM_THREADS", "1" if THREADS else "0"),
     ("GRIDSIM_SANITIZE", "1" if SANITIZE else "0"),
 ]
-if OPENMP:
-    extra_compile_args += OPENMP["compile"]
-extra_link_args = (OPENMP["link"] if OPENMP else []) + (SANITIZER_FLAGS if SANITIZE else [])
+if THREADS:
+    extra_compile_args += THREADS["compile"]
+extra_link_args = (THREADS["link"] if THREADS else []) + (SANITIZER_FLAGS if SANITIZE else [])
 if not DEBUG:
     # The step skeleton (gridsim/engine/_skeleton.pxi) calls each family's per-env hooks, declared
     # `cdef inline`; gcc's size limits would leave the larger ones out of line (a call per env),
@@ -143,8 +126,8 @@ extensions = [
     Extension(
         os.path.splitext(source)[0].replace(os.sep, "."),
         [source],
-        include_dirs=[numpy.get_include(), *(OPENMP["include"] if OPENMP else [])],
-        library_dirs=OPENMP["lib"] if OPENMP else [],
+        # gridsim/engine: the worker pool's header (_pool.h), which gridsim/engine/kernel.pyx includes.
+        include_dirs=[numpy.get_include(), os.path.join("gridsim", "engine")],
         define_macros=define_macros,
         extra_compile_args=extra_compile_args,
         extra_link_args=extra_link_args,
@@ -201,7 +184,7 @@ setup(
     package_data={
         # The compiled modules' stubs and Cython declarations (the kernel contract and its
         # skeleton), wherever they are.
-        **{package: ["*.pyi", "*.pxd", "*.pxi"] for package in PACKAGES},
+        **{package: ["*.pyi", "*.pxd", "*.pxi", "*.h"] for package in PACKAGES},
         "gridsim": ["*.pyi", "*.pxd", "py.typed"],
         "gridsim.builtin_levels": ["*.py", "*/*.txt", "*/*.py", "*/*/*.txt", "*/*/*.py", "*.md"],
     },

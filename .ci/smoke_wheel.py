@@ -14,8 +14,8 @@ import gridsim._core as core
 from gridsim.families import FAMILIES
 
 assert "site-packages" in gridsim.__file__, f"not the installed wheel: {gridsim.__file__}"
-assert core.OPENMP, "the wheel's kernel was built without OpenMP"
-print(f"gridsim {gridsim.__version__} from {gridsim.__file__}, OpenMP threads available")
+assert core.THREADS, "the wheel's kernel was built without threads"
+print(f"gridsim {gridsim.__version__} from {gridsim.__file__}, kernel threads available")
 
 ids = gridsim.registered_ids()
 for fam in FAMILIES.values():

@@ -107,8 +107,8 @@ if TYPE_CHECKING:
 
 
 def threads_available() -> bool:
-    """Whether the compiled kernel was built with OpenMP, so that ``num_threads`` > 1 is accepted."""
-    return bool(_core.OPENMP)
+    """Whether the kernel was built with its worker pool (POSIX threads), so that ``num_threads`` > 1 is accepted."""
+    return bool(_core.THREADS)
 
 
 # The batched env of a level by name: the same function as make, under the name the vector

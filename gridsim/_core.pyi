@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 DEBUG_BUILD: bool
-OPENMP: bool
+THREADS: bool
 SANITIZE_BUILD: bool
 
 ERR_OK: int

@@ -17,9 +17,10 @@ Every array belongs to numpy (``gridsim.engine.state``); a kernel binds typed vi
 them once and writes its results in place. Inputs are validated in a first pass
 over the batch, before any state changes, so a bad action raises without touching
 any env. Errors leave ``nogil`` as codes (``err_code``, ``err_env``) and become
-Python exceptions in ``gridsim.engine.vector``. The skeleton's loops over units run on OpenMP
-threads (the kernel's ``num_threads``) when the modules are built with OpenMP and a batch
-has at least its ``thread_min_units`` units (each family sets its own).
+Python exceptions in ``gridsim.engine.vector``. The skeleton's loops over units run on the
+threads of gridsim's worker pool (the kernel's ``num_threads``; ``gridsim/engine/_pool.h``) when
+the modules are built with threads and a batch has at least its ``thread_min_units`` units
+(each family sets its own).
 """
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
@@ -31,16 +32,15 @@ from libc.string cimport memmove, memset, strcmp
 from gridsim.engine._rng cimport derive_key, next_bounded, next_u64, sample_dist, stream_seed
 from gridsim.engine.kernel cimport (
     AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_INTERNAL, E_NAN_ACTION,
-    E_NEEDS_RESET, E_OK, GRIDSIM_DEBUG, GRIDSIM_OPENMP, GRIDSIM_SANITIZE,
+    E_NEEDS_RESET, E_OK, GRIDSIM_DEBUG, GRIDSIM_SANITIZE, GRIDSIM_THREADS, parallel_for,
 )
-from cython.parallel cimport prange
 
 import numpy as np
 
 # True when this module was built with bounds, wraparound and initialization checks on.
 DEBUG_BUILD = bool(GRIDSIM_DEBUG)
-# True when this module was built with OpenMP: the kernel's loops over worlds can run on threads.
-OPENMP = bool(GRIDSIM_OPENMP)
+# True when the modules were built with the worker pool: the kernel's loops over worlds can run on threads.
+THREADS = bool(GRIDSIM_THREADS)
 # True when this module was built with AddressSanitizer and UndefinedBehaviorSanitizer.
 SANITIZE_BUILD = bool(GRIDSIM_SANITIZE)
 
@@ -59,10 +59,24 @@ AUTORESET_CONTINUE = AR_CONTINUE
 
 
 cdef enum:
-    # Keys derived per call: below this many, one thread (a team costs more than it gives).
+    # Keys derived per call: below this many, one thread (waking workers costs more than it gives).
     KEYS_THREAD_MIN = 16384
+    KEYS_CHUNK = 4096  # keys per chunk of a threaded call (about 0.2 ms)
 
 DERIVE_KEYS_THREAD_MIN = KEYS_THREAD_MIN
+
+
+cdef struct KeysJob:
+    const uint64_t* seeds
+    uint64_t mixer_seed
+    uint64_t* out
+
+
+cdef void keys_chunk(void* arg, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    cdef KeysJob* job = <KeysJob*>arg
+    cdef Py_ssize_t i
+    for i in range(lo, hi):
+        derive_key(job.seeds[i], job.mixer_seed, job.out + 2 * i)
 
 
 def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1] out,
@@ -75,7 +89,7 @@ def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1]
         seeds: the seeds, each below ``2**64``.
         mixer_seed: the batch's mixer seed, below ``2**64``.
         out: ``(len(seeds), 2)`` uint64, written in place.
-        num_threads: OpenMP threads for large batches (``DERIVE_KEYS_THREAD_MIN`` or more seeds).
+        num_threads: threads for large batches (``DERIVE_KEYS_THREAD_MIN`` or more seeds).
     """
     cdef Py_ssize_t i, n = seeds.shape[0]
     if out.shape[0] != n or out.shape[1] != 2:
@@ -84,10 +98,13 @@ def derive_keys(const uint64_t[::1] seeds, uint64_t mixer_seed, uint64_t[:, ::1]
         return
     cdef const uint64_t* s = &seeds[0]
     cdef uint64_t* k = &out[0, 0]
+    cdef KeysJob job
+    job.seeds = s
+    job.mixer_seed = mixer_seed
+    job.out = k
     with nogil:
-        if GRIDSIM_OPENMP and num_threads > 1 and n >= KEYS_THREAD_MIN:
-            for i in prange(n, schedule="static", num_threads=num_threads):
-                derive_key(s[i], mixer_seed, k + 2 * i)
+        if GRIDSIM_THREADS and num_threads > 1 and n >= KEYS_THREAD_MIN:
+            parallel_for(num_threads, n, KEYS_CHUNK, keys_chunk, &job)
         else:
             for i in range(n):
                 derive_key(s[i], mixer_seed, k + 2 * i)

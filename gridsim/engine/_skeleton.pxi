@@ -34,13 +34,21 @@
 # inline. The loop is also specialised on the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
 # per-unit loop (the ended rows are collected after it; errors are found before it), so the
-# loop over units runs on OpenMP threads: with the kernel's num_threads > 1 and at least its
-# thread_min_units units, run_units splits the units into num_threads contiguous spans (a
-# static prange over the spans inside a parallel block) and each thread runs run_span on its
-# own, taking its own step context there (a family may keep per-unit scratch in it: nav keeps
-# the agent's cell for observe_step). Otherwise run_span runs once over every unit. The reset
-# and observe loops run on threads the same way. Every unit's result depends only on its own
-# state and actions, so results are bit-identical for every thread count.
+# loop over units runs on threads: with the kernel's num_threads > 1 and at least its
+# thread_min_units units, the loop hands the units to the worker pool (parallel_for,
+# gridsim/engine/_pool.h) in chunks of chunk_units units, which the calling thread and up to
+# num_threads - 1 workers claim one at a time; each chunk comes back through the kernel's
+# run_chunk (which every family's kernel points at run_job below) and runs run_span over its
+# units, taking its own step context there (a family may keep per-unit scratch in it: nav
+# keeps the agent's cell for observe_step). Otherwise run_span runs once over every unit, as
+# it did before threads. The reset and observe loops run on threads the same way. Every
+# unit's result depends only on its own state and actions, so results are bit-identical for
+# every thread count and every chunking.
+#
+# The including module also overrides Kernel's run_chunk:
+#
+#   cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+#       run_job(self, job, lo, hi)
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -48,10 +56,9 @@ from libc.string cimport memcpy, memset
 
 from gridsim.engine._rng cimport TAG_EPISODE, stream_seed
 from gridsim.engine.kernel cimport (
-    AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_NEEDS_RESET, E_OK,
-    EventBuf, Kernel, use_threads,
+    AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_INTERNAL, E_NEEDS_RESET,
+    E_OK, JOB_OBSERVE, JOB_RESET, JOB_STEP, EventBuf, Kernel, UnitJob, chunk_units, parallel_for, use_threads,
 )
-from cython.parallel cimport parallel, prange
 
 
 # What the step loop reads as actions: discrete actions, or nav's converted move codes.
@@ -108,30 +115,105 @@ cdef inline void reset_unit(kernel_t self, const uint8_t* mask, Py_ssize_t u) no
         self.write_obs(u, False)
 
 
+# ---------------------------------------------------------------- threads
+
+cdef void kernel_job(void* arg, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # What the pool runs for each chunk: the job's kernel's run_chunk (one virtual call).
+    cdef UnitJob* job = <UnitJob*>arg
+    (<Kernel>job.kernel).run_chunk(job, lo, hi)
+
+
+cdef int run_threaded(kernel_t self, UnitJob* job) noexcept nogil:
+    # Run a job over every unit on the kernel's threads; 0, or -1 with E_INTERNAL when the
+    # kernel does not implement run_chunk.
+    job.kernel = <void*>self
+    job.missing = 0
+    parallel_for(self.num_threads, self.units, chunk_units(self.units, self.num_threads, self.thread_min_units),
+                 kernel_job, job)
+    if job.missing:
+        self.err_code = E_INTERNAL
+        self.err_env = -1
+        return -1
+    return 0
+
+
+cdef void run_job(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # Units lo .. hi - 1 of a threaded loop: the family kernel's run_chunk calls this.
+    cdef Py_ssize_t u
+    cdef int v = job.variant
+    if job.kind == JOB_RESET:
+        for u in range(lo, hi):
+            reset_unit(self, job.mask, u)
+    elif job.kind == JOB_OBSERVE:
+        for u in range(lo, hi):
+            self.write_obs(u, False)
+    elif v == 0:
+        step_span(self, <const int8_t*>job.actions, <const EventsOff*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
+    elif v == 1:
+        step_span(self, <const int8_t*>job.actions, <const EventsOff*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+    elif v == 2:
+        step_span(self, <const int8_t*>job.actions, <const EventsOn*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
+    elif v == 3:
+        step_span(self, <const int8_t*>job.actions, <const EventsOn*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+    elif v == 4:
+        step_span(self, <const int32_t*>job.actions, <const EventsOff*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
+    elif v == 5:
+        step_span(self, <const int32_t*>job.actions, <const EventsOff*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+    elif v == 6:
+        step_span(self, <const int32_t*>job.actions, <const EventsOn*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
+    elif v == 7:
+        step_span(self, <const int32_t*>job.actions, <const EventsOn*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+    elif v == 8:
+        step_span(self, <const int64_t*>job.actions, <const EventsOff*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
+    elif v == 9:
+        step_span(self, <const int64_t*>job.actions, <const EventsOff*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+    elif v == 10:
+        step_span(self, <const int64_t*>job.actions, <const EventsOn*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
+    else:
+        step_span(self, <const int64_t*>job.actions, <const EventsOn*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+
+
+cdef void step_span(kernel_t self, const action_t* actions, const events_t* tag, const limits_t* limits,
+                    EventBuf* ev, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # One chunk of a threaded step (not inline: the serial loop keeps its own inlined copy).
+    run_span(self, actions, tag, limits, ev, lo, hi)
+
+
+cdef inline int step_variant(const action_t* actions, const events_t* tag, const limits_t* limits) noexcept nogil:
+    # The specialisation's number in run_job (compile-time constants).
+    cdef int v = 0
+    if action_t is int32_t:
+        v = 4
+    elif action_t is int64_t:
+        v = 8
+    if events_t is EventsOn:
+        v += 2
+    if limits_t is AnyLimits:
+        v += 1
+    return v
+
+
 cdef int reset_units(kernel_t self, const uint8_t* mask) noexcept nogil:
     # Reset every unit u with mask[u] nonzero (mask: (U,)).
     cdef Py_ssize_t u, n = self.units
-    cdef int nt = self.num_threads
-    if use_threads(nt, n, self.thread_min_units):
-        with parallel(num_threads=nt):
-            for u in prange(n, schedule="static"):
-                reset_unit(self, mask, u)
-    else:
-        for u in range(n):
-            reset_unit(self, mask, u)
+    cdef UnitJob job
+    if use_threads(self.num_threads, n, self.thread_min_units):
+        job.kind = JOB_RESET
+        job.mask = mask
+        return run_threaded(self, &job)
+    for u in range(n):
+        reset_unit(self, mask, u)
     return 0
 
 
 cdef int observe_units(kernel_t self) noexcept nogil:
     cdef Py_ssize_t u, n = self.units
-    cdef int nt = self.num_threads
-    if use_threads(nt, n, self.thread_min_units):
-        with parallel(num_threads=nt):
-            for u in prange(n, schedule="static"):
-                self.write_obs(u, False)
-    else:
-        for u in range(n):
-            self.write_obs(u, False)
+    cdef UnitJob job
+    if use_threads(self.num_threads, n, self.thread_min_units):
+        job.kind = JOB_OBSERVE
+        return run_threaded(self, &job)
+    for u in range(n):
+        self.write_obs(u, False)
     return 0
 
 
@@ -217,9 +299,9 @@ cdef inline Py_ssize_t collect_ended(uint8_t* stat_mask, int32_t* ended, Py_ssiz
 cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t* tag,
                           const limits_t* limits) noexcept nogil:
     # Apply validated actions to every unit; returns the rows whose episode ended.
-    cdef Py_ssize_t k, r, t, lo, hi, units = self.units
+    cdef Py_ssize_t k, r, units = self.units
     cdef int R = self.unit_rows()
-    cdef int nt = self.num_threads
+    cdef UnitJob job
     cdef uint8_t* final_mask = &self.final_mask[0]
     cdef uint8_t* stat_mask = &self.stat_mask[0]
     cdef double* stat_return = &self.stat_return[0]
@@ -249,13 +331,14 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
         ev.cap = self.max_events
         ev.nf = self.num_event_fields
         memset(ev.count, 0, ev.units * sizeof(int32_t))  # no unit has events yet
-    if use_threads(nt, units, self.thread_min_units):
-        # One contiguous span of units per thread; nothing shared is written in a span.
-        with parallel(num_threads=nt):
-            for t in prange(nt, schedule="static"):
-                lo = units * t // nt
-                hi = units * (t + 1) // nt
-                run_span(self, actions, tag, limits, ev, lo, hi)
+    if use_threads(self.num_threads, units, self.thread_min_units):
+        # Chunks of units on the pool's threads; nothing shared is written in a chunk.
+        job.kind = JOB_STEP
+        job.variant = step_variant(actions, tag, limits)
+        job.actions = <const void*>actions
+        job.ev = ev
+        if run_threaded(self, &job) < 0:
+            return -1
     else:
         run_span(self, actions, tag, limits, ev, 0, units)
     self.n_ended = collect_ended(stat_mask, ended, units * R)

@@ -22,7 +22,7 @@ from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 cdef extern from *:
     int GRIDSIM_DEBUG  # set by setup.py: 1 when built with GRIDSIM_CYTHON_DEBUG=1
-    int GRIDSIM_OPENMP  # set by setup.py: 1 when built with OpenMP (-fopenmp)
+    int GRIDSIM_THREADS  # set by setup.py: 1 when built with the worker pool (POSIX threads)
     int GRIDSIM_SANITIZE  # set by setup.py: 1 when built with GRIDSIM_SANITIZE=1
 
 # Error codes the kernel reports instead of raising inside nogil.
@@ -80,7 +80,42 @@ cdef inline void emit_event(EventBuf* b, Py_ssize_t u, int kind, int32_t f0, int
 cdef inline bint use_threads(int nt, Py_ssize_t units, int min_units) noexcept nogil:
     # Whether a loop over `units` units runs on nt threads. Smaller batches than min_units (the
     # family's: where 2 threads measured no faster than 1) run on one thread whatever nt says.
-    return GRIDSIM_OPENMP != 0 and nt > 1 and units >= min_units
+    return GRIDSIM_THREADS != 0 and nt > 1 and units >= min_units
+
+
+cdef inline Py_ssize_t chunk_units(Py_ssize_t units, int nt, int min_units) noexcept nogil:
+    # Units per chunk of a threaded loop: about 16 chunks per thread, so that the last chunk a
+    # slow (descheduled) thread holds is a small part of the call, and no fewer units than a
+    # sixteenth of the family's threshold, so that claiming a chunk stays a small part of it.
+    cdef Py_ssize_t per = 16 * <Py_ssize_t>nt
+    cdef Py_ssize_t c = (units + per - 1) // per
+    cdef Py_ssize_t least = min_units // 16
+    if c < least:
+        c = least
+    return c if c > 0 else 1
+
+
+# The worker pool (gridsim/engine/_pool.h, one per process, in gridsim.engine.kernel): fn(arg,
+# lo, hi) over [0, n) in chunks of `chunk` on up to nt threads, the caller included; returns
+# the threads it was offered to (1: the caller alone). Which thread runs a chunk never
+# changes its result. Without threads in the build, the caller runs everything.
+ctypedef void (*chunk_fn)(void* arg, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+cdef int parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, chunk_fn fn, void* arg) noexcept nogil
+
+# What a threaded loop over units runs (the skeleton fills it in; Kernel.run_chunk reads it).
+cdef enum:
+    JOB_RESET = 0       # reset_unit over the chunk (mask)
+    JOB_OBSERVE = 1     # write_obs over the chunk
+    JOB_STEP = 2        # step the chunk (actions, ev; variant: the step loop's specialisation)
+
+cdef struct UnitJob:
+    void* kernel             # the Kernel (borrowed: the entry point's caller holds it)
+    int kind                 # JOB_*
+    int variant              # JOB_STEP: action dtype * 4 + events on * 2 + mixed limits
+    const void* actions      # JOB_STEP: the validated actions (or nav's move codes)
+    const uint8_t* mask      # JOB_RESET: (U,) units to reset
+    EventBuf* ev             # JOB_STEP: the event buffers (NULL with events off)
+    int missing              # set when the kernel has no run_chunk of its own
 
 
 cdef class Kernel:
@@ -150,3 +185,6 @@ cdef class Kernel:
     # validate n actions (U * A expected), then step every unit: the rows whose episode ended, or -1
     cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil
     cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil
+    # the units lo .. hi - 1 of a threaded loop (job: what the loop does), on any thread; every
+    # family's kernel runs the skeleton's run_job here
+    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil

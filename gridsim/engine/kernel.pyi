@@ -7,6 +7,8 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import disjoint_base
 
+def pool_workers() -> int: ...
+def pool_spin_us(us: float | None = None) -> float: ...
 @disjoint_base
 class Kernel:
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""

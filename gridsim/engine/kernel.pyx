@@ -11,6 +11,14 @@ from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
 
 import numpy as np
 
+cdef extern from "_pool.h" nogil:
+    int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, chunk_fn fn, void* arg)
+    int gridsim_pool_workers()
+    void gridsim_pool_set_spin(long ns)
+    long gridsim_pool_spin()
+    void atomic_store_int "__atomic_store_n" (int* p, int v, int order)
+    int ATOMIC_RELAXED "__ATOMIC_RELAXED"
+
 # Batches of fewer actions step with the GIL held: releasing and retaking it costs about
 # 0.1 us a call, a quarter of a 64-env navigation step. Larger batches (and any call that
 # runs on threads) release it, so other Python threads run during the step.
@@ -34,6 +42,30 @@ def _check_event_buffers(state, Py_ssize_t units):
         raise ValueError("event buffers need max_events (>= 1) slots per world")
     if not 1 <= payload.shape[2] <= 4 or payload.shape[2] != state.num_event_fields:
         raise ValueError("event payloads have num_event_fields fields, 1 to 4")
+
+
+cdef int parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, chunk_fn fn, void* arg) noexcept nogil:
+    return gridsim_parallel_for(nt, n, chunk, fn, arg)
+
+
+def pool_workers():
+    """The worker threads the pool has started in this process (0 before any threaded call, and in a fresh fork)."""
+    return gridsim_pool_workers()
+
+
+def pool_spin_us(us=None):
+    """How long (microseconds) pool threads spin before sleeping: the last value, after setting ``us`` when given.
+
+    A worker spins that long for the next call before it sleeps, and a call spins that long
+    for chunks other threads still run before it sleeps too. Benchmarks vary it; the default
+    suits back-to-back step calls.
+    """
+    if us is not None:
+        if not 0 <= us <= 1_000_000:
+            from gridsim.errors import InvalidArgumentError
+            raise InvalidArgumentError(f"spin must be 0 to 1,000,000 us, got {us!r}")
+        gridsim_pool_set_spin(<long>(us * 1000))
+    return gridsim_pool_spin() / 1000.0
 
 
 cdef Py_ssize_t step_call(Kernel self, const discrete_t[::1] actions):
@@ -139,6 +171,10 @@ cdef class Kernel:
         self.err_code = E_INTERNAL
         self.err_env = -1
         return -1
+
+    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        # Any thread may run this (so no error fields are written): the loop reports it after.
+        atomic_store_int(&job.missing, 1, ATOMIC_RELAXED)
 
     # ---- Python entry points ----
 

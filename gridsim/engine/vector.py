@@ -38,8 +38,8 @@ from gridsim.errors import (
     KernelError,
 )
 
-__all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "parse_autoreset_mode", "parse_num_threads",
-           "AUTORESET_CODES"]
+__all__ = ["GridVectorEnv", "action_mask_width", "batch_action_masks", "max_threads", "parse_autoreset_mode",
+           "parse_num_threads", "usable_cpus", "AUTORESET_CODES"]
 
 AUTORESET_CODES = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
@@ -63,11 +63,16 @@ def parse_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
 
 
 MAX_ENVS = 2**31 - 1  # the kernel numbers envs in int32
-MAX_THREADS = 2**15  # far above any machine's CPUs; the kernel keeps the count in a C int
 # With copy=True, observation batches up to this size are copied out of the env's buffer; larger
 # ones are written by the kernel into a fresh array (binding one costs about 0.5 us, a copy of
 # 16 KiB about as much; bench/README.md, "The env's lock").
 FRESH_OBS_MIN_BYTES = 16 * 1024
+# num_threads may be up to this many per CPU the process may use (and at least MIN_THREAD_BOUND):
+# more threads than CPUs only take turns (the pool's chunks keep that from stalling a call), and
+# tests run a few more than a small machine has; far more would only cost memory and, where a
+# container limits its processes, fail to start.
+THREADS_PER_CPU = 4
+MIN_THREAD_BOUND = 8
 
 
 def _numeric_dtype(value) -> np.dtype:
@@ -81,33 +86,73 @@ def _numeric_dtype(value) -> np.dtype:
     return dtype
 
 
-def parse_num_threads(num_threads: int | str) -> int:
-    """The kernel's thread count from a positive int, its digits, or ``"auto"`` (the CPUs this process may use).
+def _cgroup_cpu_limit() -> int | None:
+    """The CPUs a cgroup CPU quota allows this process (rounded up), or None without a quota."""
+    try:  # cgroup v2: "max 100000" or "<quota> <period>"
+        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as f:
+            quota, period = f.read().split()[:2]
+        if quota == "max":
+            return None
+        q, per = int(quota), int(period)
+    except (OSError, ValueError):
+        try:  # cgroup v1
+            with open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", encoding="ascii") as f:
+                q = int(f.read())
+            with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us", encoding="ascii") as f:
+                per = int(f.read())
+        except (OSError, ValueError):
+            return None
+    if q <= 0 or per <= 0:
+        return None
+    return max(1, -(-q // per))
 
-    Raises ValueError for anything else, and for more than one thread when the kernel was
-    built without OpenMP.
+
+def usable_cpus() -> int:
+    """The CPUs this process may use: its affinity mask (else ``os.cpu_count()``), within any cgroup CPU quota."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        count = os.cpu_count() or 1
+    limit = _cgroup_cpu_limit()
+    if limit is not None:
+        count = min(count, limit)
+    return max(1, count)
+
+
+def max_threads() -> int:
+    """The most threads ``num_threads`` accepts: ``THREADS_PER_CPU`` per usable CPU, at least ``MIN_THREAD_BOUND``."""
+    return max(MIN_THREAD_BOUND, THREADS_PER_CPU * usable_cpus())
+
+
+def parse_num_threads(num_threads: int | str) -> int:
+    """The kernel's thread count from a positive int, its digits, or ``"auto"``.
+
+    ``"auto"`` is the CPUs this process may use (:func:`usable_cpus`: its affinity mask and
+    cgroup CPU quota), and 1 in a build without threads. A count is bounded by what the
+    machine can give: at most :func:`max_threads` (4 per usable CPU, at least 8).
+
+    Raises:
+        InvalidArgumentError: for anything else, for more than :func:`max_threads`, and for
+            more than one thread when gridsim was built without threads.
     """
     if isinstance(num_threads, str):
         text = num_threads.strip().lower()
         if text == "auto":
-            try:
-                count = len(os.sched_getaffinity(0))
-            except (AttributeError, OSError):  # not Linux
-                count = os.cpu_count() or 1
-            return max(1, count) if _core.OPENMP else 1
+            return usable_cpus() if _core.THREADS else 1
         if text.isdecimal():
             num_threads = int(text)
-    if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) \
-            or not 1 <= num_threads <= MAX_THREADS:
+    if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral) or num_threads < 1:
+        raise InvalidArgumentError(f"num_threads must be a positive integer or 'auto', got {num_threads!r}")
+    bound = max_threads()
+    if num_threads > bound:
         raise InvalidArgumentError(
-            f"num_threads must be a positive integer up to {MAX_THREADS} or 'auto', got {num_threads!r}")
-    if num_threads > 1 and not _core.OPENMP:
+            f"num_threads={num_threads} is more than this machine can run: at most {bound} "
+            f"({THREADS_PER_CPU} per CPU this process may use, {usable_cpus()}; 'auto' is one per CPU)")
+    if num_threads > 1 and not _core.THREADS:
         raise InvalidArgumentError(
-            f"num_threads={num_threads} needs threads, but this build of gridsim has no OpenMP: "
-            "install an OpenMP runtime for your C compiler (gcc has libgomp; for clang install libomp, "
-            "e.g. `brew install libomp` or `apt install libomp-dev`), then reinstall gridsim "
-            "(`pip install --force-reinstall --no-binary gridsim-vec gridsim-vec`, "
-            "or `pip install -e .` from a checkout)"
+            f"num_threads={num_threads} needs threads, but this build of gridsim has none (it was built "
+            "with GRIDSIM_THREADS=0, or where the C compiler has no POSIX threads): reinstall gridsim "
+            "(`pip install --force-reinstall --no-binary gridsim-vec gridsim-vec`, or `pip install -e .` from a checkout)"
         )
     return int(num_threads)
 
@@ -258,7 +303,7 @@ class GridVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or not 1 <= num_envs <= MAX_ENVS:
             raise InvalidArgumentError(f"num_envs must be a positive integer up to {MAX_ENVS}, got {num_envs!r}")
-        self.num_threads = num_threads  # checked first: it raises without OpenMP
+        self.num_threads = num_threads  # checked first: it raises in a build without threads
         if not isinstance(mixer_seed, numbers.Integral) or not 0 <= mixer_seed < SEED_BOUND:
             raise InvalidArgumentError(f"mixer_seed must be an integer in 0..2**128 - 1, got {brief(mixer_seed)}")
         if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in render_modes):

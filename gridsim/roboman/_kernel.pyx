@@ -377,6 +377,9 @@ cdef class RobomanKernel(Kernel):
     cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
         return step_units(self, actions, n, self.num_choices)
 
+    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        run_job(self, job, lo, hi)
+
     # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi); a step is truncated
     # where the timer reaches the episode's limit.
 

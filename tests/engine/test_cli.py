@@ -183,7 +183,7 @@ def test_bench_progress_bar_off_by_default_off_a_terminal(fake_tqdm, capsys):
     assert fake_tqdm == []
 
 
-@pytest.mark.skipif(not gridsim.threads_available(), reason="a build without OpenMP")
+@pytest.mark.skipif(not gridsim.threads_available(), reason="a build without threads")
 def test_bench_progress_bar_with_thread_counts(fake_tqdm):
     assert main(["bench", "--progress", "--threads", "1", "2", *TINY]) == 0
     (bar,) = fake_tqdm

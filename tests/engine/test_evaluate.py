@@ -148,7 +148,7 @@ def test_evaluate_level_names():
     assert_matches(result, ref, [3, 1])
 
 
-@pytest.mark.skipif(not gridsim.threads_available(), reason="built without OpenMP")
+@pytest.mark.skipif(not gridsim.threads_available(), reason="built without threads")
 @pytest.mark.parametrize(("env_id", "num_envs"), [
     ("gridsim/PixelWorld-room1_small-v0", 2048), (FAMILY_IDS["roboman"][0], 2048), (FAMILY_IDS["kitchen"][1], 256),
 ])

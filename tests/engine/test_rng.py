@@ -138,7 +138,7 @@ def test_kernel_keys_match_python_for_random_seeds(seeds, mixer_seed):
     np.testing.assert_array_equal(keys, pyrng.derive_keys(seeds, mixer_seed))
 
 
-@pytest.mark.skipif(not _core.OPENMP, reason="gridsim was built without OpenMP")
+@pytest.mark.skipif(not _core.THREADS, reason="gridsim was built without threads")
 def test_kernel_keys_are_the_same_on_threads():
     seeds = np.arange(3 * _core.DERIVE_KEYS_THREAD_MIN, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     one, three = (np.empty((len(seeds), 2), np.uint64) for _ in range(2))

@@ -1,10 +1,11 @@
 """Kernel threads (``num_threads``): results never depend on the thread count.
 
 Every family, through its registered ids: trajectories, infos, events and the saved state are
-bit-identical to one thread at every step; bad actions are reported the same way; the kernel
-runs without the GIL. Batches smaller than the kernel's ``thread_min_units`` (a family's
-measured figure) run on one thread whatever the setting, so the threaded runs here lower it
-to 1: every batch size, down to a single env and more threads than envs, runs on threads.
+bit-identical to one thread at every step, whichever thread runs which chunk of the batch; bad
+actions are reported the same way; the kernel runs without the GIL. Batches smaller than the
+kernel's ``thread_min_units`` (a family's measured figure) run on one thread whatever the
+setting, so the threaded runs here lower it to 1: every batch size, down to a single env and
+more threads than envs, runs on threads.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import gridsim
 import gridsim._core as _core
 from gridsim.errors import InvalidActionError
 
-needs_openmp = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without OpenMP")
+needs_threads = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without threads")
 
 FAMILIES = [pytest.param(name, ids[0], id=name) for name, ids in FAMILY_IDS.items()]
-THREADS = (2, 3, 8)
+THREADS = (2, 3, 8)  # the pool cuts a batch into chunks of about units / (16 * threads) (every size of chunk)
 MODES = ("NextStep", "SameStep", "Disabled")
 BIG = 1031  # not a multiple of any thread count
 STEPS = 100
@@ -73,7 +74,7 @@ def outputs(envs, step_result) -> dict:
             "events": envs.events_batch(), "state": envs.state_dict()}
 
 
-@needs_openmp
+@needs_threads
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("n", [1, 7, BIG])
 @pytest.mark.parametrize("family,env_id", FAMILIES)
@@ -136,27 +137,29 @@ KINDS = [
 ]
 
 
-@needs_openmp
+@needs_threads
 @pytest.mark.parametrize("make", [pytest.param(make, id=name) for name, make in KINDS])
 def test_every_kind_of_batch_gives_the_same_bits(make):
     runs = {}
-    for t in (1, 3):
+    for t in (1, *THREADS):
         runs[t] = make(BIG, num_threads=t, events=True, max_episode_steps=LIMIT)
         if t > 1:
             runs[t].kernel.thread_min_units = 1
     space = runs[1].action_space
     space.seed(4)
     first = {t: e.reset(seed=23) for t, e in runs.items()}
-    assert_same(first[1], first[3], "reset")
+    for t in THREADS:
+        assert_same(first[1], first[t], f"reset ({t} threads)")
     for step in range(40):
         actions = np.asarray(space.sample())
         got = {t: outputs(e, e.step(actions.copy())) for t, e in runs.items()}
-        assert_same(got[1], got[3], f"step {step}")
+        for t in THREADS:
+            assert_same(got[1], got[t], f"step {step} ({t} threads)")
     for e in runs.values():
         e.close()
 
 
-@needs_openmp
+@needs_threads
 @pytest.mark.parametrize("family,env_id", FAMILIES)
 def test_bad_actions_are_reported_alike_and_change_nothing(family, env_id):
     rng = np.random.default_rng(3)
@@ -181,7 +184,7 @@ def test_bad_actions_are_reported_alike_and_change_nothing(family, env_id):
     assert str(BIG // 2 + 1) in messages[1]
 
 
-@needs_openmp
+@needs_threads
 def test_thread_count_is_a_setting():
     env_id = FAMILY_IDS["nav"][0] if "nav" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]
     envs = make_vec(env_id, 4, num_threads="auto")
@@ -210,14 +213,14 @@ def test_thread_count_is_a_setting():
 
 def test_without_openmp_more_threads_are_refused(monkeypatch):
     env_id = next(iter(FAMILY_IDS.values()))[0]
-    monkeypatch.setattr(_core, "OPENMP", False)
-    with pytest.raises(ValueError, match="no OpenMP"):
+    monkeypatch.setattr(_core, "THREADS", False)
+    with pytest.raises(ValueError, match="has none"):
         make_vec(env_id, 4, num_threads=2)
     assert make_vec(env_id, 4, num_threads="auto").num_threads == 1
     assert make_vec(env_id, 4, num_threads=1).num_threads == 1
 
 
-@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=needs_openmp)])
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=needs_threads)])
 def test_python_threads_run_during_kernel_calls(threads):
     """A Python thread advances while one kernel call runs (the GIL is released)."""
     env_id = FAMILY_IDS["roboman"][0] if "roboman" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]

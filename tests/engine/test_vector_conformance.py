@@ -481,7 +481,7 @@ def test_sync_vector_env_same_step_matches_native_final_obs():
     sync.close()
 
 
-@pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without OpenMP")
+@pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without threads")
 def test_num_threads_does_not_change_trajectories():
     env = make_multi(7, num_threads=4)
     obs, _ = env.reset(seed=SEED_OF_ROW[:7])

@@ -215,7 +215,7 @@ def test_vecenv_get_attr_set_attr_env_method_seed():
     assert venv.get_attr("num_envs") == [4] * 4
     assert venv.get_attr("obs_type", indices=[0, 2]) == ["vector", "vector"]
     assert venv.has_attr("tasks") and not venv.has_attr("no_such_attribute")
-    threads = parse_num_threads("auto")  # 1 without OpenMP
+    threads = parse_num_threads("auto")  # 1 in a build without threads
     venv.set_attr("num_threads", "auto")
     assert grid.kernel.num_threads == threads and venv.get_attr("num_threads") == [threads] * 4
     venv.set_attr("num_threads", threads, indices=[1])  # already the batch's value

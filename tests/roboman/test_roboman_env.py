@@ -344,7 +344,7 @@ def test_rows_are_reproducible_across_batch_sizes_with_autoresets():
             np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without OpenMP")
+@pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without threads")
 @pytest.mark.parametrize("num_threads", [2, 4])
 def test_rows_are_reproducible_across_thread_counts(num_threads):
     seeds = [5 + i for i in range(64)]
