@@ -5,12 +5,15 @@ Usage::
     python bench/threads.py                           # 1 and 2 threads (or up to 16 on a bigger box)
     python bench/threads.py --threads 1 2 4 8 16      # a chosen set of thread counts
     python bench/threads.py --quick                   # tiny arguments, seconds (the smoke test runs this)
+    python bench/threads.py --busy 1 --threads 1 2 auto   # beside one busy-loop process (contention)
 
 For each family (its bench level and settings, ``gridsim.families``) and each batch size N,
 one batch is made and ``GridVectorEnv.step`` (``--mode step``, the default) or the bare kernel
 call (``--mode raw``) is timed at every thread count; the thread counts take turns within each
 repeat (``gridsim.tools.benchmark.measure_threads``), so noise on a shared machine hits them alike.
-Each repeat does about ``--env-steps`` env-steps (at least 10 calls).
+Each repeat does about ``--env-steps`` env-steps (at least 10 calls). ``--busy K`` starts K
+processes that spin (``while True: pass``) for the whole run, as other work on a shared machine
+would; their number is in the JSON lines and in the names of the files (``-busy<K>``).
 
 Output: one JSON line per (family, N, threads) on stdout, and with ``--outdir`` (default
 ``bench/``) two files named after the machine and mode (``threads-<cores>cores-<mode>``): a Markdown table
@@ -25,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,6 +51,18 @@ def default_threads() -> list[int]:
     while counts[-1] * 2 <= cpus:
         counts.append(counts[-1] * 2)
     return counts + ([cpus] if cpus != counts[-1] else [])
+
+
+def start_busy(k: int) -> list[subprocess.Popen]:
+    """K processes that each keep a CPU busy until they are killed."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(k)]
+
+
+def stop_busy(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.kill()
+    for proc in procs:
+        proc.wait()
 
 
 def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, seed: int = 0):
@@ -121,23 +137,32 @@ def main(argv=None) -> int:
     p.add_argument("--no-write", action="store_true", help="only print the JSON lines")
     p.add_argument("--no-plot", action="store_true", help="write the table but no PNG")
     p.add_argument("--quick", action="store_true", help="tiny sizes and steps (a smoke run)")
+    p.add_argument("--busy", type=int, default=0, metavar="K", help="busy-loop processes running beside it")
     args = p.parse_args(argv)
     if args.quick:
         args.sizes, args.repeats, args.env_steps = [64, 300], 1, 600
-    threads = [parse_num_threads(t) for t in args.threads] if args.threads else default_threads()
+    # "auto" is the count it stands for; a count named twice is measured once.
+    threads = list(dict.fromkeys(parse_num_threads(t) for t in args.threads)) if args.threads else default_threads()
     rows = []
-    for row in sweep(args.family, args.sizes, threads, args.mode, args.repeats, args.env_steps):
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    busy = start_busy(args.busy)
+    try:
+        for row in sweep(args.family, args.sizes, threads, args.mode, args.repeats, args.env_steps):
+            row["busy"] = args.busy
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    finally:
+        stop_busy(busy)
     if args.no_write:
         return 0
     info = machine_info()
-    name = f"threads-{info['cores']}cores-{args.mode}"
+    name = f"threads-{info['cores']}cores-{args.mode}" + (f"-busy{args.busy}" if args.busy else "")
     machine = (f"{info['cpu_model']}, {info['cores']} cores; gridsim {info['gridsim']}, Python {info['python']}, "
                f"numpy {info['numpy']}; {datetime.date.today()}")
     call = "GridVectorEnv.step" if args.mode == "step" else "the bare kernel call"
     repeats = f"{args.repeats} repeat{'s' if args.repeats > 1 else ''}"
     what = f"{call}, best of {repeats} of about {args.env_steps:,} env-steps"
+    if args.busy:
+        what += f", beside {args.busy} busy-loop process{'es' if args.busy > 1 else ''}"
     args.outdir.mkdir(parents=True, exist_ok=True)
     table = markdown(rows, threads)
     text = (f"# Thread scaling on {info['cores']} cores\n\n{machine}. Env-steps per second ({what}) "

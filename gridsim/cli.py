@@ -70,7 +70,8 @@ def _bench(args) -> int:
             _positive(value, flag)
         if args.seed < 0:
             raise InvalidArgumentError(f"--seed must be non-negative, got {args.seed}")
-        threads = [parse_num_threads(t) for t in args.threads]
+        # Each count once: "auto" is the count it stands for (2 1 auto on 2 CPUs times 2 and 1).
+        threads = list(dict.fromkeys(parse_num_threads(t) for t in args.threads))
         level, source = load_level(args.level, args.level_directory)
         _check_obs_types(args.obs, family_row(level.family))
     except (GridSimError, ValueError, TypeError) as e:

@@ -69,8 +69,8 @@ typedef struct {
 } gridsim_pool_t;
 
 static gridsim_pool_t gs_pool = {
-    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-    0, 0, 0, 50000L,
+    .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
+    .spin_ns = 50000L,
 };
 
 static inline void gs_pause(void) {

@@ -24,8 +24,8 @@
 #   stat_extras(u, row, set)       family statistics beyond return / length / success
 #
 # and overriding Kernel's four entry hooks with the loops below (run_reset: reset_units,
-# run_observe: observe_units, run_step_i64 / run_step_i32: step_units). The including module
-# declares, before the include, the single-member fused type
+# run_observe: observe_units, run_step_i64 / run_step_i32: step_units; and run_chunk, below).
+# The including module declares, before the include, the single-member fused type
 #
 #   ctypedef fused kernel_t:
 #       <the family's kernel class>

@@ -5,7 +5,9 @@
 buffers, step outputs, errors) and the four entry hooks the Python entry points call, once
 per batch call: ``run_reset``, ``run_observe``, ``run_step_i64`` and ``run_step_i32``. Their
 bodies here (``gridsim/engine/kernel.pyx``) report ``E_INTERNAL``: a kernel that does not
-override them fails with an error code, never by running another family's loop.
+override them fails with an error code, never by running another family's loop. A fifth,
+``run_chunk``, is how the worker pool's threads run a chunk of a threaded loop; a kernel
+without one reports ``E_INTERNAL`` from its first threaded call.
 
 A family's kernel is a ``@cython.final`` subclass of ``Kernel`` in its own extension module,
 ``gridsim/<family>/_kernel.pyx``. That module includes the step skeleton

@@ -274,3 +274,14 @@ def test_play_takes_level_names(name, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("q"))
     assert main(["play", name, "--terminal"]) == 0
     assert "Esc quit" in capsys.readouterr().out
+
+
+def test_bench_times_each_resolved_thread_count_once(capsys, monkeypatch):
+    # "auto" is the count it stands for: named beside that count, it is timed once.
+    from gridsim.engine import vector
+
+    monkeypatch.setattr(vector, "usable_cpus", lambda: 2 if gridsim.threads_available() else 1)
+    auto = vector.parse_num_threads("auto")
+    assert main(["bench", "--threads", "1", str(auto), "auto", "1", *TINY]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.endswith("kernel threads " + " ".join(dict.fromkeys(["1", str(auto)])))

@@ -20,6 +20,7 @@ from engine.family_cases import FAMILY_IDS, make_vec
 
 import gridsim
 import gridsim._core as _core
+import gridsim.envs  # noqa: F401  (the env classes by name, which KINDS uses)
 from gridsim.errors import InvalidActionError
 
 needs_threads = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without threads")
