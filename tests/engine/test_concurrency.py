@@ -4,7 +4,7 @@ Every family, through its first registered id. Two threads make pairs of calls (
 state_dict, load_state_dict, pickle) on one env at once; each pair's results and final state
 equal one of the two serial orders. Two threads stepping one env K times each with the same
 actions end where 2K sequential steps end, and every state read meanwhile is one of the states
-those steps pass through. The kernel runs on threads where OpenMP is built in, so it releases
+those steps pass through. The kernel runs on threads where the build has them, so it releases
 the GIL during every call; a short switch interval makes the Python threads interleave often.
 """
 
