@@ -7,7 +7,9 @@
  * runs the chunks no one took, and at the end waits only for chunks already claimed. A worker
  * that is descheduled in the middle of a chunk delays the call by that chunk; the caller waits
  * for it asleep, which leaves its core free for that worker. Workers spin a short while after
- * a job (back-to-back calls find them awake), then sleep on a condition variable.
+ * a job (back-to-back calls find them awake), then sleep on a condition variable. A call
+ * that still lost to one thread (a worker descheduled holding a chunk) makes the next few
+ * calls run on the caller alone (adaptive; see the end of gridsim_parallel_for).
  *
  * Which thread runs a chunk never changes what a unit computes: every unit's result depends
  * only on its own state, so results are bit-identical for every thread count.
@@ -66,11 +68,15 @@ typedef struct {
     int sleepers;            /* workers asleep on `wake` (or about to be) */
     int caller_waiting;      /* the caller sleeps on `done` */
     int busy;                /* a caller holds the pool */
+    /* Calls that lost to one thread (see gridsim_parallel_for) make the next ones serial. */
+    int adaptive;            /* on unless switched off (benchmarks compare both) */
+    int skip;                /* calls left that run on the caller alone */
+    int backoff;             /* serial calls after the next lost call: 1, 2, 4, ... 256 */
 } gridsim_pool_t;
 
 static gridsim_pool_t gs_pool = {
     .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
-    .spin_ns = 50000L,
+    .spin_ns = 50000L, .adaptive = 1, .backoff = 1,
 };
 
 static inline void gs_pause(void) {
@@ -87,15 +93,15 @@ static inline int64_t gs_now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Claim and run chunks of the open job until none is left. */
-static void gs_run_chunks(gridsim_pool_t *p) {
+/* Claim and run chunks of the open job until none is left; returns the chunks it ran. */
+static Py_ssize_t gs_run_chunks(gridsim_pool_t *p) {
     gridsim_chunk_fn fn = p->fn;
     void *arg = p->arg;
-    Py_ssize_t n = p->n, chunk = p->chunk, nchunks = p->nchunks;
-    for (;;) {
+    Py_ssize_t n = p->n, chunk = p->chunk, nchunks = p->nchunks, ran = 0;
+    for (;; ran++) {
         Py_ssize_t c = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
         if (c >= nchunks)
-            return;
+            return ran;
         Py_ssize_t lo = c * chunk;
         fn(arg, lo, n - lo < chunk ? n : lo + chunk);
     }
@@ -158,6 +164,8 @@ static void gs_atfork_child(void) {
     p->seats = p->max_seats = 0;
     p->active = p->sleepers = p->caller_waiting = 0;
     p->busy = 0;
+    p->skip = 0;
+    p->backoff = 1;
 }
 
 /* Start workers until there are `want` (or as many as the system gives). Holds `busy`. */
@@ -212,6 +220,12 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
             fn(arg, 0, n);
         return 1;
     }
+    if (p->skip > 0) {  /* a recent call lost to one thread: this one runs on the caller */
+        p->skip--;
+        fn(arg, 0, n);
+        __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+        return 1;
+    }
     gs_grow(p, nt - 1);
     int seats = nt - 1 < p->workers ? nt - 1 : p->workers;
     if (seats == 0) {
@@ -236,7 +250,9 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
             pthread_cond_signal(&p->wake);
         pthread_mutex_unlock(&p->mu);
     }
-    gs_run_chunks(p);
+    int64_t t0 = gs_now_ns();
+    Py_ssize_t mine = gs_run_chunks(p);
+    int64_t t1 = gs_now_ns();
     GS_STORE(&p->state, gen << 1);  /* closed: no worker joins any more */
     /* Wait for the chunks still running: spin briefly, then sleep (the core goes to them). */
     int64_t until = gs_now_ns() + GS_LOAD(&p->spin_ns);
@@ -252,6 +268,20 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
         }
         gs_pause();
     }
+    /* The call lost to one thread when it took longer than the caller alone would have needed
+     * for every chunk (its own chunks' time, scaled): a worker was descheduled holding a chunk,
+     * or never ran. Then the next calls run on the caller alone, 1, 2, 4, ... up to 256 of
+     * them while calls keep losing, so a machine busy with other work costs at most about
+     * one call in 256 over one thread; a call that does not lose starts the count again. */
+    if (p->adaptive && mine > 0) {
+        int64_t alone = (t1 - t0) * (int64_t)p->nchunks / (int64_t)mine;
+        if (gs_now_ns() - t0 > alone) {
+            p->skip = p->backoff;
+            p->backoff = p->backoff < 256 ? 2 * p->backoff : 256;
+        } else {
+            p->backoff = 1;
+        }
+    }
     __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
     return seats + 1;
 }
@@ -265,6 +295,18 @@ static int gridsim_pool_workers(void) {
 
 static void gridsim_pool_set_spin(long ns) { GS_STORE(&gs_pool.spin_ns, ns < 0 ? 0 : ns); }
 static long gridsim_pool_spin(void) { return GS_LOAD(&gs_pool.spin_ns); }
+/* Switch the fallback to one thread after lost calls on (1) or off (0); returns the setting. */
+static int gridsim_pool_adaptive(int on) {
+    if (on >= 0) {
+        while (__atomic_exchange_n(&gs_pool.busy, 1, __ATOMIC_ACQUIRE))
+            gs_pause();
+        gs_pool.adaptive = on != 0;
+        gs_pool.skip = 0;
+        gs_pool.backoff = 1;
+        __atomic_store_n(&gs_pool.busy, 0, __ATOMIC_RELEASE);
+    }
+    return GS_LOAD(&gs_pool.adaptive);
+}
 
 #else  /* no threads: the caller runs every chunk */
 
@@ -278,6 +320,7 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
 static int gridsim_pool_workers(void) { return 0; }
 static void gridsim_pool_set_spin(long ns) { (void)ns; }
 static long gridsim_pool_spin(void) { return 0; }
+static int gridsim_pool_adaptive(int on) { (void)on; return 0; }
 
 #endif
 #endif

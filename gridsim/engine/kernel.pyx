@@ -16,6 +16,7 @@ cdef extern from "_pool.h" nogil:
     int gridsim_pool_workers()
     void gridsim_pool_set_spin(long ns)
     long gridsim_pool_spin()
+    int gridsim_pool_adaptive(int on)
     void atomic_store_int "__atomic_store_n" (int* p, int v, int order)
     int ATOMIC_RELAXED "__ATOMIC_RELAXED"
 
@@ -66,6 +67,19 @@ def pool_spin_us(us=None):
             raise InvalidArgumentError(f"spin must be 0 to 1,000,000 us, got {us!r}")
         gridsim_pool_set_spin(<long>(us * 1000))
     return gridsim_pool_spin() / 1000.0
+
+
+def pool_adaptive(on=None):
+    """Whether a threaded call that lost to one thread makes the next calls serial: the setting, after setting ``on``.
+
+    On by default: on a machine busy with other work, a call whose workers were descheduled
+    holding chunks took longer than one thread would have; the next 1, 2, 4, ... 256 calls
+    (while calls keep losing) then run on the calling thread alone. Benchmarks switch it off
+    to compare. Results never depend on it.
+    """
+    if on is not None:
+        gridsim_pool_adaptive(1 if on else 0)
+    return bool(gridsim_pool_adaptive(-1))
 
 
 cdef Py_ssize_t step_call(Kernel self, const discrete_t[::1] actions):

@@ -36,6 +36,14 @@ N = 1031  # not a multiple of any thread count
 TIMEOUT = 120.0  # seconds a child may take before it counts as hung
 
 
+@pytest.fixture(autouse=True)
+def every_call_on_threads():
+    """No call falls back to one thread after a slow one (the pool's adaptive mode), unless a test asks."""
+    before = kernel_module.pool_adaptive(False)
+    yield
+    kernel_module.pool_adaptive(before)
+
+
 def threaded(level: str, n: int, threads: int, **kwargs):
     """A batch whose every call runs on the pool (its threshold lowered to 1)."""
     envs = gridsim.make(level, n, num_threads=threads, **kwargs)
@@ -136,6 +144,7 @@ def test_a_fork_multiprocessing_pool_evaluates_on_threads_after_threaded_calls()
 @pytest.mark.parametrize("level", ["nav/room5_medium", "roboman:StackRedOnGreen", "kitchen/open-divider_salad"])
 def test_threaded_calls_complete_beside_a_busy_process(level):
     # No timing is asserted: the calls finish, and give one thread's bits.
+    kernel_module.pool_adaptive(True)  # as by default: calls that lose to one thread may run on one
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         envs = threaded(level, N, 2)
@@ -170,6 +179,12 @@ def test_two_python_threads_call_threaded_kernels_at_once():
     for w in workers:
         w.join(TIMEOUT)
     assert got == expected
+
+
+def test_the_adaptive_mode_is_a_switch():
+    assert kernel_module.pool_adaptive() is False  # the fixture's
+    assert kernel_module.pool_adaptive(True) is gridsim.threads_available()  # no pool, no mode
+    assert kernel_module.pool_adaptive(False) is False
 
 
 # --------------------------------------------------------------------------- bounds

@@ -33,6 +33,16 @@ STEPS = 100
 LIMIT = 13  # episodes end often: every autoreset path runs
 
 
+@pytest.fixture(autouse=True)
+def every_call_on_threads():
+    """No call falls back to one thread after a slow one (the pool's adaptive mode): all run threaded."""
+    from gridsim.engine import kernel
+
+    before = kernel.pool_adaptive(False)
+    yield
+    kernel.pool_adaptive(before)
+
+
 def assert_same(a, b, path: str = ""):
     """Equal nested outputs: dict keys, array dtypes and bits, other values."""
     if isinstance(a, dict):
