@@ -55,7 +55,7 @@ def builtin_root() -> Path:
     try:
         return Path(str(importlib.resources.files("gridsim.builtin_levels")))
     except ImportError:
-        return Path(__file__).resolve().parents[1] / "levels"
+        return Path(__file__).resolve().parents[2] / "levels"  # gridsim/levels/lookup.py -> the checkout
 
 
 def builtin_level_names(family: str) -> list[str]:
