@@ -152,7 +152,8 @@ def parse_num_threads(num_threads: int | str) -> int:
         raise InvalidArgumentError(
             f"num_threads={num_threads} needs threads, but this build of gridsim has none (it was built "
             "with GRIDSIM_THREADS=0, or where the C compiler has no POSIX threads): reinstall gridsim "
-            "(`pip install --force-reinstall --no-binary gridsim-vec gridsim-vec`, or `pip install -e .` from a checkout)"
+            "(`pip install --force-reinstall --no-binary gridsim-vec gridsim-vec`, "
+            "or `pip install -e .` from a checkout)"
         )
     return int(num_threads)
 
