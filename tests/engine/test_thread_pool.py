@@ -259,11 +259,12 @@ _NO_THREADS_SCRIPT = textwrap.dedent("""
 @needs_threads
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and limits the address space")
 @pytest.mark.skipif(_core.SANITIZE_BUILD, reason="AddressSanitizer needs more address space than the limit leaves")
-def test_threaded_calls_run_when_no_thread_can_start():
+def test_threaded_calls_run_when_no_thread_can_start(tmp_path):
     # libgomp printed "Thread creation failed" and ended the process; the pool runs on what it has.
     t0 = time.monotonic()
+    # Outside the source folder, so the child imports the installed gridsim (with its kernel).
     proc = subprocess.run([sys.executable, "-c", _NO_THREADS_SCRIPT], capture_output=True, text=True,
-                          timeout=TIMEOUT)
+                          timeout=TIMEOUT, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     workers = int(proc.stdout.split()[-1])
     assert workers < 7, proc.stdout  # not all 7 workers could start
