@@ -19,6 +19,7 @@ import zipfile
 import numpy as np
 import pytest
 from engine.family_cases import merged
+from fuzz.state_cases import states_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,20 +65,6 @@ def assert_same_rollouts(a: list, b: list):
         assert x[4].keys() == y[4].keys()
         for k in x[4]:
             np.testing.assert_array_equal(x[4][k], y[4][k])
-
-
-def states_equal(a: dict, b: dict) -> bool:
-    """Two ``state_dict`` results hold the same values (arrays bit for bit)."""
-    if a.keys() != b.keys():
-        return False
-    for k in a:
-        x, y = a[k], b[k]
-        if isinstance(x, np.ndarray):
-            if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
-                return False
-        elif x != y:
-            return False
-    return True
 
 
 def write_npz(path, entries: dict, raw: dict | None = None):
