@@ -11,12 +11,13 @@ from gridsim.engine.family import Family
 from gridsim.errors import InvalidArgumentError
 from gridsim.kitchen.env import FAMILY as KITCHEN
 from gridsim.levels.textmap import use_families
+from gridsim.minigrid.env import FAMILY as MINIGRID
 from gridsim.nav.env import FAMILY as NAV
 from gridsim.roboman.env import FAMILY as ROBOMAN
 
 __all__ = ["FAMILIES", "family_of", "family_row"]
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (NAV, ROBOMAN, KITCHEN)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (NAV, ROBOMAN, KITCHEN, MINIGRID)}
 # Text levels are read with their family's grammar; a level that names none is a navigation map.
 use_families(FAMILIES, default=NAV.name)
 

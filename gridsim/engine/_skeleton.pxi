@@ -31,7 +31,9 @@
 #       <the family's kernel class>
 #
 # so that every loop here is compiled for that one final class: hook calls are direct and
-# inline. The loop is also specialised on the action dtype and events on/off, so with
+# inline. It also declares the C type of its rewards, ``ctypedef float reward_t`` (the
+# state's float32 rewards) or ``ctypedef double reward_t`` (float64: its state's
+# REWARD_DTYPE), which step_one's reward output has. The loop is also specialised on the action dtype and events on/off, so with
 # events off no event code is left. No field shared between units is written inside the
 # per-unit loop (the ended rows are collected after it; errors are found before it), so the
 # loop over units runs on threads: with the kernel's num_threads > 1 and at least its
@@ -356,14 +358,14 @@ cdef inline void run_span(kernel_t self, const action_t* actions, const events_t
     cdef int R = self.unit_rows()
     cdef int mode = self.autoreset_mode
     cdef bint term, trunc
-    cdef float rew
+    cdef reward_t rew
     cdef double ret
     cdef int32_t length
     cdef int64_t* episode = &self.episode[0]
     cdef double* ep_return = &self.ep_return[0]
     cdef uint8_t* needs_reset = &self.needs_reset[0]
     cdef const int32_t* ep_max_steps = &self.ep_max_steps[0]
-    cdef float* rewards = &self.rewards[0]
+    cdef reward_t* rewards
     cdef uint8_t* terminated = &self.terminated[0]
     cdef uint8_t* truncated = &self.truncated[0]
     cdef uint8_t* final_mask = &self.final_mask[0]
@@ -372,6 +374,10 @@ cdef inline void run_span(kernel_t self, const action_t* actions, const events_t
     cdef int32_t* stat_length = &self.stat_length[0]
     cdef uint8_t* stat_success = &self.stat_success[0] if self.has_success else NULL
     cdef int32_t limit, one_limit = ep_max_steps[0]
+    if sizeof(reward_t) == sizeof(double):  # a compile-time constant: one branch is left
+        rewards = <reward_t*>&self.rewards_f64[0]
+    else:
+        rewards = <reward_t*>&self.rewards[0]
     ctx = self.step_context()  # the family's step context struct (type inferred per family)
     for u in range(lo, hi):
         r0 = u * R

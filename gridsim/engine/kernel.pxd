@@ -158,7 +158,8 @@ cdef class Kernel:
     cdef int64_t[::1] event_dropped      # (U,) events lost to overflow, cumulative
 
     # ---- per-row outputs (U * R rows), rewritten every call ----
-    cdef float[::1] rewards              # (U * R,)
+    cdef float[::1] rewards              # (U * R,) float32 rewards (a kernel whose reward_t is float)
+    cdef double[::1] rewards_f64         # (U * R,) float64 rewards (a kernel whose reward_t is double)
     cdef uint8_t[::1] terminated         # (U * R,) bool
     cdef uint8_t[::1] truncated          # (U * R,) bool
     cdef uint8_t[::1] final_mask         # (U * R,) bool: SAME_STEP final observations written

@@ -147,7 +147,10 @@ cdef class Kernel:
         self.event_count = state.event_count
         self.event_dropped = state.event_dropped
         _check_event_buffers(state, units)
-        self.rewards = state.rewards
+        if state.rewards.dtype == np.float64:  # the family's REWARD_DTYPE (its kernel's reward_t)
+            self.rewards_f64 = state.rewards
+        else:
+            self.rewards = state.rewards
         self.terminated = state.terminated.view(np.uint8)
         self.truncated = state.truncated.view(np.uint8)
         self.final_mask = state.final_mask.view(np.uint8)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -152,7 +152,8 @@ class BatchState:
     @classmethod
     def fields(cls) -> tuple[Field, ...]:
         """Every field of this family's batch state, its own first."""
-        return cls.FIELDS + EPISODE_FIELDS + EVENT_FIELDS + OUTPUT_FIELDS
+        outputs = tuple(replace(f, dtype=cls.REWARD_DTYPE) if f.name == "rewards" else f for f in OUTPUT_FIELDS)
+        return cls.FIELDS + EPISODE_FIELDS + EVENT_FIELDS + outputs
 
     def allocate(self, *, units: int, rows: int, obs_shape: tuple[int, ...], obs_dtype,
                  max_steps: int, events: bool, max_events: int, num_event_fields: int, **dims: int):
@@ -200,6 +201,9 @@ class BatchState:
     STEP_MAX = INT32_MAX
     # The dtype of the kernel's ``max_steps`` (the limit of the next episodes).
     MAX_STEPS_DTYPE: Any = np.int32
+    # The rewards' dtype: float32, or float64 for a family whose original's rewards are doubles
+    # (its kernel module declares ``ctypedef double reward_t``; gridsim/engine/_skeleton.pxi).
+    REWARD_DTYPE: Any = np.float32
 
     def static_fields(self) -> frozenset[str]:
         """Saved fields shared by worlds and never changed by the kernel: checked, never written."""

@@ -566,11 +566,7 @@ class GridVectorEnv(VectorEnv):
                 self._ended_infos(infos)
             if self.info_events:  # arrays of length E (events), not N
                 infos["events"] = self.events_batch()
-            if self.obs_transform is not None:
-                obs = self.obs_transform(obs)
-            if self.obs_dtype is not None:
-                obs = obs.astype(self.obs_dtype)
-            return obs, rewards, terminated, truncated, infos
+            return self._present_obs(obs), rewards, terminated, truncated, infos
         finally:
             lock.release()
 
@@ -618,11 +614,7 @@ class GridVectorEnv(VectorEnv):
         if same_step:
             final_obs = np.full(self.num_envs, None, dtype=object)
             rows = np.flatnonzero(ended)
-            values = st.final_obs[rows]
-            if self.obs_transform is not None:
-                values = self.obs_transform(values)
-            if self.obs_dtype is not None:
-                values = values.astype(self.obs_dtype)
+            values = self._present_obs(st.final_obs[rows], rows, final=True)
             for k, i in enumerate(rows):
                 final_obs[i] = values[k]
             # The top-level step infos already describe each row's current state: the new
@@ -682,16 +674,24 @@ class GridVectorEnv(VectorEnv):
             )
         return KernelError(f"kernel error code {code} in env {i}", env=i, code=code)
 
-    def _output(self, arr: np.ndarray) -> np.ndarray:
-        """Observations to return: the batch, or one row, of the internal buffer."""
+    def _output(self, arr: np.ndarray, row: int | None = None):
+        """Observations to return: the batch of the internal buffer, or its row ``row`` (``arr`` that row)."""
         out = arr.copy() if self.copy else arr
+        if row is None:
+            return self._present_obs(out)
+        return self._present_obs(out[None], np.array([row]))[0]
+
+    def _present_obs(self, obs: np.ndarray, rows: np.ndarray | None = None, final: bool = False):
+        """Family hook: what is returned for the kernel's observations ``obs`` of ``rows`` (None: every row).
+
+        ``final``: they are the final observations of those rows (SAME_STEP). With ``rows`` the
+        result is indexed by position in ``rows``. By default: ``obs_transform``, then ``obs_dtype``.
+        """
         if self.obs_transform is not None:
-            one_row = arr.ndim < self.state.obs.ndim
-            out = self.obs_transform(out[None] if one_row else out)
-            out = out[0] if one_row else out
+            obs = self.obs_transform(obs)
         if self.obs_dtype is not None:
-            out = out.astype(self.obs_dtype)
-        return out
+            obs = obs.astype(self.obs_dtype)
+        return obs
 
     # ----------------------------------------------------------- state access
 
@@ -838,7 +838,7 @@ class GridVectorEnv(VectorEnv):
         calls = [*after_write, (self.kernel.observe, ()),
                  (setattr, (self, "_was_reset", True))]  # an injected state is a valid place to step from
         _core.commit(writes, calls)
-        return self._output(st.obs[row])
+        return self._output(st.obs[row], row)
 
     def _loaded_seeds(self, source: StateSource) -> list | np.ndarray:
         """A state's seeds, one per world (None: never seeded), from uint64 words and a mask or from a list."""

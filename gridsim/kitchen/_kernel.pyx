@@ -16,6 +16,7 @@ from libc.string cimport memcpy, memset
 from gridsim.engine.kernel cimport EventBuf, Kernel, emit_event
 
 # The skeleton's loops are compiled for this family's one kernel class.
+ctypedef float reward_t  # the state's float32 rewards
 ctypedef fused kernel_t:
     KitchenKernel
 

@@ -20,6 +20,7 @@ from gridsim.engine.kernel cimport (
 import numpy as np
 
 # The skeleton's loops are compiled for this family's one kernel class.
+ctypedef float reward_t  # the state's float32 rewards
 ctypedef fused kernel_t:
     NavKernel
 

@@ -19,6 +19,7 @@ from gridsim.engine.kernel cimport EventBuf, Kernel, emit_event
 import numpy as np
 
 # The skeleton's loops are compiled for this family's one kernel class.
+ctypedef float reward_t  # the state's float32 rewards
 ctypedef fused kernel_t:
     RobomanKernel
 

@@ -1,0 +1,488 @@
+# Compiler directives come only from setup.py (see gridsim/_core.pyx).
+"""The MiniGrid family's kernel (Farama Minigrid 3.2.0, seed for seed): ``MinigridKernel``.
+
+Each env carries numpy's generator state (``_pcg64.h``) and its world (``_world.pxi``); a
+reset runs the id's generator (``_generators.pxi``) on that generator, so env i reset with
+seed s is Minigrid's env reset with seed s, draw for draw. ``MinigridKernel`` meets the
+contract of ``gridsim/engine/kernel.pxd``; the step skeleton (``gridsim/engine/_skeleton.pxi``)
+is compiled here for it alone, with float64 rewards.
+"""
+
+cimport cython
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+from gridsim.engine.kernel cimport EventBuf, Kernel
+
+import numpy as np
+
+# The skeleton's loops are compiled for this family's one kernel class; Minigrid's rewards are doubles.
+ctypedef double reward_t
+ctypedef fused kernel_t:
+    MinigridKernel
+
+include "../engine/_skeleton.pxi"
+include "_world.pxi"
+include "_generators.pxi"
+
+# Observation kinds: the agent's view (V, V, 3), or the whole grid (W, H, 3) as FullyObsWrapper's.
+cdef enum:
+    MG_OBS_VIEW = 0
+    MG_OBS_FULL = 1
+    MAX_VIEW = 31
+
+MINIGRID_OBS_VIEW = MG_OBS_VIEW
+MINIGRID_OBS_FULL = MG_OBS_FULL
+MINIGRID_MAX_VIEW = MAX_VIEW
+MINIGRID_TASK_SLOTS = TASK_SLOTS
+MINIGRID_GENERATORS = {"empty": GEN_EMPTY, "doorkey": GEN_DOORKEY, "fourrooms": GEN_FOURROOMS,
+                       "lavagap": GEN_LAVAGAP, "crossing": GEN_CROSSING, "multiroom": GEN_MULTIROOM,
+                       "distshift": GEN_DISTSHIFT, "dynamic_obstacles": GEN_DYNOBS, "memory": GEN_MEMORY,
+                       "gotodoor": GEN_GOTODOOR}
+MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
+                    "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
+                    "lava": OBJ_LAVA, "agent": OBJ_AGENT}
+
+
+cdef inline bint can_overlap(const uint8_t* c) noexcept nogil:
+    # An open door, a goal, lava or floor (an empty cell is tested apart).
+    cdef uint8_t o = c[0]
+    return o == OBJ_GOAL or o == OBJ_LAVA or o == OBJ_FLOOR or (o == OBJ_DOOR and c[2] == ST_OPEN)
+
+
+cdef inline bint can_pickup(uint8_t o) noexcept nogil:
+    return o == OBJ_KEY or o == OBJ_BALL or o == OBJ_BOX
+
+
+cdef inline bint transparent(const uint8_t* c) noexcept nogil:
+    # None, or an object that lets the agent see behind it (walls never, doors when open).
+    cdef uint8_t o = c[0]
+    return not (o == OBJ_WALL or (o == OBJ_DOOR and c[2] != ST_OPEN))
+
+
+cdef inline double success_reward(int32_t step_count, int32_t max_steps) noexcept nogil:
+    # MiniGridEnv._reward, in this order of operations (another algebraic form differs in the last bit).
+    cdef double q = <double>step_count / <double>max_steps
+    return 1.0 - 0.9 * q
+
+
+cdef void write_view(World* w, const MgConfig* cfg, uint8_t* out) noexcept nogil:
+    # gen_obs_grid + Grid.encode: the (V, V, 3) view, out[(i * V + j) * 3 + k] (i: view column,
+    # j: view row, far to near), with Minigrid's visibility sweep unless see_through_walls.
+    cdef int V = cfg.view, half = cfg.view // 2
+    cdef int d = w.agent[2] & 3
+    cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
+    cdef int ax = w.agent[0], ay = w.agent[1]
+    cdef int i, j, x, y, k
+    cdef uint8_t cells[MAX_VIEW * MAX_VIEW * 4]   # view cell (i, j) at 4 * (j * V + i)
+    cdef uint8_t vis[MAX_VIEW * MAX_VIEW]         # (i, j) at j * V + i
+    cdef uint8_t* c
+    cdef uint8_t* o
+    for j in range(V):
+        for i in range(V):
+            x = ax + fx * (V - 1 - j) + rx * (i - half)
+            y = ay + fy * (V - 1 - j) + ry * (i - half)
+            c = &cells[4 * (j * V + i)]
+            if 0 <= x < w.W and 0 <= y < w.H:
+                memcpy(c, cell_at(w, x, y), 4)
+            else:  # outside the map: a grey wall (Grid.slice)
+                c[0] = OBJ_WALL
+                c[1] = C_GREY
+                c[2] = 0
+                c[3] = 0
+    if cfg.see_through:
+        for k in range(V * V):
+            vis[k] = 1
+    else:
+        for k in range(V * V):
+            vis[k] = 0
+        vis[(V - 1) * V + half] = 1
+        for j in range(V - 1, -1, -1):
+            for i in range(V - 1):
+                if vis[j * V + i] and transparent(&cells[4 * (j * V + i)]):
+                    vis[j * V + i + 1] = 1
+                    if j > 0:
+                        vis[(j - 1) * V + i + 1] = 1
+                        vis[(j - 1) * V + i] = 1
+            for i in range(V - 1, 0, -1):
+                if vis[j * V + i] and transparent(&cells[4 * (j * V + i)]):
+                    vis[j * V + i - 1] = 1
+                    if j > 0:
+                        vis[(j - 1) * V + i - 1] = 1
+                        vis[(j - 1) * V + i] = 1
+    # The agent's own cell shows what it carries (or nothing), whatever it stands on.
+    memcpy(&cells[4 * ((V - 1) * V + half)], w.carrying, 4)
+    for i in range(V):
+        for j in range(V):
+            o = out + (i * V + j) * 3
+            if vis[j * V + i]:
+                c = &cells[4 * (j * V + i)]
+                o[0] = c[0]
+                o[1] = c[1]
+                o[2] = c[2]
+            else:
+                o[0] = 0
+                o[1] = 0
+                o[2] = 0
+
+
+cdef void write_full(World* w, uint8_t* out) noexcept nogil:
+    # FullyObsWrapper: Grid.encode() of the world, out[(x * H + y) * 3 + k], the agent (10, 0, dir).
+    cdef int x, y
+    cdef uint8_t* c
+    cdef uint8_t* o
+    for x in range(w.W):
+        for y in range(w.H):
+            c = cell_at(w, x, y)
+            o = out + (x * w.H + y) * 3
+            o[0] = c[0]
+            o[1] = c[1]
+            o[2] = c[2]
+    if 0 <= w.agent[0] < w.W and 0 <= w.agent[1] < w.H:
+        o = out + (w.agent[0] * w.H + w.agent[1]) * 3
+        o[0] = OBJ_AGENT
+        o[1] = C_RED
+        o[2] = <uint8_t>w.agent[2]
+
+
+cdef void move_obstacles(World* w) noexcept nogil:
+    # DynamicObstaclesEnv.step: each ball in list order to a free cell of the 3x3 around it
+    # (place_obj, 100 tries), its old cell emptied; a ball that finds none stays.
+    cdef int k, n = w.task[0], ox, oy, x, y
+    for k in range(n):
+        ox = w.task[1 + 2 * k]
+        oy = w.task[2 + 2 * k]
+        if place_obj(w, ox - 1, oy - 1, 3, 3, OBJ_BALL, C_BLUE, 0, False, 100, &x, &y) == 0:
+            clear(w, ox, oy)
+            w.task[1 + 2 * k] = <int16_t>x
+            w.task[2 + 2 * k] = <int16_t>y
+
+
+# What the step loop reads, once per call.
+cdef struct MgStep:
+    int gen
+    int32_t max_steps
+
+
+@cython.final
+cdef class MinigridKernel(Kernel):
+    """The MiniGrid family's kernel over one ``gridsim.minigrid.state.MinigridState``."""
+
+    cdef MgConfig cfg
+    cdef readonly int obs_kind
+    cdef readonly Py_ssize_t obs_size
+    cdef uint8_t[:, :, :, ::1] grid        # (U, H, W, 4) cells
+    cdef int32_t[:, ::1] agent              # (U, 3) x, y, dir
+    cdef uint8_t[:, ::1] carrying           # (U, 4) a cell
+    cdef int32_t[::1] step_count            # (U,)
+    cdef int16_t[::1] mission               # (U,)
+    cdef int16_t[:, ::1] task               # (U, TASK_SLOTS)
+    cdef uint64_t[:, ::1] bitgen            # (U, 6) numpy's PCG64 state
+    cdef uint8_t[::1] failed                # (U,) the last generation ran out of tries
+    cdef uint8_t[:, ::1] obs_u8             # (U, obs_size)
+    cdef uint8_t[:, ::1] final_u8           # (U, obs_size)
+    cdef int64_t[::1] obs_dir               # (U,) the observation's direction
+    cdef int16_t[::1] obs_mission           # (U,) the observation's mission
+    cdef int64_t[::1] final_dir             # (U,) SAME_STEP: the final observation's
+    cdef int16_t[::1] final_mission         # (U,)
+
+    def __init__(self, state):
+        cdef int k
+        cfg = state.config
+        self.cfg.gen = cfg["gen"]
+        self.cfg.W = cfg["width"]
+        self.cfg.H = cfg["height"]
+        self.cfg.max_steps = cfg["max_steps"]
+        self.cfg.see_through = cfg["see_through_walls"]
+        self.cfg.view = cfg["view"]
+        params = list(cfg["params"]) + [0] * 8
+        for k in range(8):
+            self.cfg.p[k] = params[k]
+        if not 3 <= self.cfg.view <= MAX_VIEW or self.cfg.view % 2 == 0:
+            raise ValueError(f"agent_view_size must be odd, 3..{MAX_VIEW}")
+        if not 0 <= self.cfg.gen < NUM_GENS:
+            raise ValueError(f"unknown generator {self.cfg.gen}")
+        self.obs_kind = state.obs_kind
+        U = state.num_envs
+        self.grid = state.grid
+        self.agent = state.agent
+        self.carrying = state.carrying
+        self.step_count = state.step_count
+        self.mission = state.mission
+        self.task = state.task
+        self.bitgen = state.bitgen
+        self.failed = state.failed.view(np.uint8)
+        self.obs_dir = state.obs_dir
+        self.obs_mission = state.obs_mission
+        self.final_dir = state.final_dir
+        self.final_mission = state.final_mission
+        self.obs_size = int(np.prod(state.obs.shape[1:]))
+        self.bind_obs(state.obs)
+        self.final_u8 = state.final_obs.reshape(U, -1)
+        # Actions 3..6 of Dynamic-Obstacles (Discrete(3)) are taken as its step does: as 0.
+        self.bind_shared(state, U, 1, 1, 7, 1024, True)
+        self.max_steps = state.max_steps
+
+    def bind_obs(self, obs):
+        """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
+        self.obs_u8 = obs.reshape(obs.shape[0], -1)
+
+    cdef inline void world(self, World* w, Py_ssize_t u) noexcept nogil:
+        w.cells = &self.grid[u, 0, 0, 0]
+        w.W = self.cfg.W
+        w.H = self.cfg.H
+        w.agent = &self.agent[u, 0]
+        w.carrying = &self.carrying[u, 0]
+        w.task = &self.task[u, 0]
+        w.mission = &self.mission[u]
+        w.rng = <mg_pcg64*>&self.bitgen[u, 0]
+
+    # ------------------------------------------------------------------ entry hooks
+
+    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
+        return reset_units(self, mask)
+
+    cdef int run_observe(self) noexcept nogil:
+        return observe_units(self)
+
+    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+        return step_units(self, actions, n, self.num_choices)
+
+    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        run_job(self, job, lo, hi)
+
+    # ------------------------------------------------------------------ per-unit hooks
+
+    cdef inline int unit_rows(self) noexcept nogil:
+        return 1
+
+    cdef inline int unit_actions(self) noexcept nogil:
+        return 1
+
+    cdef inline int32_t ep_length(self, Py_ssize_t u) noexcept nogil:
+        return self.step_count[u]
+
+    cdef inline void stat_extras(self, Py_ssize_t u, Py_ssize_t row, bint ended) noexcept nogil:
+        pass
+
+    cdef inline MgStep step_context(self) noexcept nogil:
+        cdef MgStep c
+        c.gen = self.cfg.gen
+        c.max_steps = self.cfg.max_steps
+        return c
+
+    cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
+        return 0
+
+    cdef void reset_one(self, Py_ssize_t u) noexcept nogil:
+        # MiniGridEnv.reset: a seeded reset starts the generator afresh (key = the seed's words);
+        # then an empty grid, the agent nowhere, and the id's _gen_grid.
+        cdef World w
+        cdef int k
+        cdef uint32_t* cells
+        self.world(&w, u)
+        if self.reseed[u]:
+            mg_pcg64_seed(w.rng, self.key[u, 0], self.key[u, 1])
+        cells = <uint32_t*>w.cells
+        for k in range(w.W * w.H):
+            cells[k] = 0
+            w.cells[4 * k] = OBJ_EMPTY
+        set_agent(&w, -1, -1, -1)
+        w.carrying[0] = OBJ_EMPTY
+        w.carrying[1] = 0
+        w.carrying[2] = 0
+        w.carrying[3] = 0
+        for k in range(TASK_SLOTS):
+            w.task[k] = 0
+        w.mission[0] = 0
+        self.step_count[u] = 0
+        self.failed[u] = generate(&w, &self.cfg) < 0
+
+    cdef inline void write_obs(self, Py_ssize_t u, bint final) noexcept nogil:
+        cdef World w
+        cdef uint8_t* out = &self.final_u8[u, 0] if final else &self.obs_u8[u, 0]
+        self.world(&w, u)
+        if self.obs_kind == MG_OBS_VIEW:
+            write_view(&w, &self.cfg, out)
+        else:
+            write_full(&w, out)
+        if final:
+            self.final_dir[u] = w.agent[2]
+            self.final_mission[u] = w.mission[0]
+        else:
+            self.obs_dir[u] = w.agent[2]
+            self.obs_mission[u] = w.mission[0]
+
+    cdef inline void observe_step(self, MgStep* c, Py_ssize_t u) noexcept nogil:
+        self.write_obs(u, False)
+
+    cdef inline bint step_one(self, MgStep* c, Py_ssize_t u, const action_t* actions, EventBuf* ev,
+                             int32_t limit, double* reward, bint* truncated) noexcept nogil:
+        # MiniGridEnv.step and the overrides of Dynamic-Obstacles, Memory and GoToDoor (spec 2.5, 5.8-5.10).
+        cdef World w
+        cdef int a = <int>actions[u]
+        cdef int d, ax, ay, fx, fy, contents
+        cdef bint term = False, not_clear = False, inside
+        cdef double rew = 0.0
+        cdef int32_t sc, max_steps = limit if limit > 0 else c.max_steps
+        cdef uint8_t* fc
+        cdef uint8_t fobj
+        cdef uint8_t wall[4]
+        self.world(&w, u)
+        if c.gen == GEN_DYNOBS:
+            if a >= 3:
+                a = A_LEFT
+            d = w.agent[2] & 3
+            fx = w.agent[0] + DIR_DX[d]
+            fy = w.agent[1] + DIR_DY[d]
+            if 0 <= fx < w.W and 0 <= fy < w.H:
+                fobj = cell_at(&w, fx, fy)[0]
+                not_clear = fobj != OBJ_EMPTY and fobj != OBJ_GOAL
+            else:
+                not_clear = True
+            move_obstacles(&w)
+        elif c.gen == GEN_MEMORY and a == A_PICKUP:
+            a = A_TOGGLE
+        # step_count first, saturating at INT32_MAX (the most an episode's length can hold).
+        sc = self.step_count[u]
+        sc += sc < 0x7FFFFFFF
+        self.step_count[u] = sc
+        ax = w.agent[0]
+        ay = w.agent[1]
+        d = w.agent[2] & 3
+        fx = ax + DIR_DX[d]
+        fy = ay + DIR_DY[d]
+        inside = 0 <= fx < w.W and 0 <= fy < w.H
+        if inside:
+            fc = cell_at(&w, fx, fy)
+        else:  # never in a registered id (the agent is walled in); a wall, as the view shows it
+            wall[0] = OBJ_WALL
+            wall[1] = C_GREY
+            wall[2] = 0
+            wall[3] = 0
+            fc = wall
+        fobj = fc[0]
+        if a == A_LEFT:
+            w.agent[2] = (d + 3) & 3
+        elif a == A_RIGHT:
+            w.agent[2] = (d + 1) & 3
+        elif a == A_FORWARD:
+            if fobj == OBJ_EMPTY or can_overlap(fc):
+                w.agent[0] = fx
+                w.agent[1] = fy
+            if fobj == OBJ_GOAL:
+                term = True
+                rew = success_reward(sc, max_steps)
+            elif fobj == OBJ_LAVA:
+                term = True
+        elif a == A_PICKUP:
+            if inside and can_pickup(fobj) and w.carrying[0] == OBJ_EMPTY:
+                memcpy(w.carrying, fc, 4)
+                clear(&w, fx, fy)
+        elif a == A_DROP:
+            if inside and fobj == OBJ_EMPTY and w.carrying[0] != OBJ_EMPTY:
+                memcpy(fc, w.carrying, 4)
+                w.carrying[0] = OBJ_EMPTY
+                w.carrying[1] = 0
+                w.carrying[2] = 0
+                w.carrying[3] = 0
+        elif a == A_TOGGLE:
+            if fobj == OBJ_DOOR:
+                if fc[2] == ST_LOCKED:
+                    if w.carrying[0] == OBJ_KEY and w.carrying[1] == fc[1]:
+                        fc[2] = ST_OPEN
+                else:
+                    fc[2] = ST_CLOSED if fc[2] == ST_OPEN else ST_OPEN
+            elif fobj == OBJ_BOX and inside:
+                contents = fc[3]
+                if contents:
+                    put(&w, fx, fy, (contents - 1) >> 3, (contents - 1) & 7, 0)
+                else:
+                    clear(&w, fx, fy)
+        truncated[0] = limit > 0 and sc >= limit
+        if c.gen == GEN_DYNOBS:
+            if a == A_FORWARD and not_clear:
+                rew = -1.0
+                term = True
+        elif c.gen == GEN_MEMORY:
+            if w.agent[0] == w.task[0] and w.agent[1] == w.task[1]:
+                rew = success_reward(sc, max_steps)
+                term = True
+            if w.agent[0] == w.task[2] and w.agent[1] == w.task[3]:
+                rew = 0.0
+                term = True
+        elif c.gen == GEN_GOTODOOR:
+            if a == A_TOGGLE:
+                term = True
+            if a == A_DONE:
+                if iabs(w.agent[0] - w.task[0]) + iabs(w.agent[1] - w.task[1]) == 1:
+                    rew = success_reward(sc, max_steps)
+                term = True
+        reward[0] = rew
+        return term
+
+
+# ---------------------------------------------------------------- numpy's generator, from Python
+# For tests and for gridsim.minigrid.rng: each takes a generator state (6,) uint64 (a row of
+# MinigridState.bitgen) and advances it in place.
+
+def rng_seed(seed, uint64_t[::1] out):
+    """Write Generator(PCG64(SeedSequence(seed)))'s state into ``out`` (6,) uint64; 0 <= seed < 2**128."""
+    if out.shape[0] != 6:
+        raise ValueError("a generator state has 6 words")
+    seed = int(seed)
+    if not 0 <= seed < 1 << 128:
+        raise ValueError("seed must be in 0..2**128 - 1")
+    mg_pcg64_seed(<mg_pcg64*>&out[0], <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF), <uint64_t>(seed >> 64))
+
+
+def rng_integers(uint64_t[::1] g, int64_t low, int64_t high, Py_ssize_t n):
+    """``n`` draws of ``Generator.integers(low, high)`` (low < high) as int64."""
+    cdef Py_ssize_t k
+    if g.shape[0] != 6 or low >= high:
+        raise ValueError("a generator state has 6 words, and low < high")
+    out = np.empty(n, np.int64)
+    cdef int64_t[::1] o = out
+    for k in range(n):
+        o[k] = mg_integers(<mg_pcg64*>&g[0], low, high)
+    return out
+
+
+def rng_raw(uint64_t[::1] g, Py_ssize_t n):
+    """``n`` draws of ``bit_generator.random_raw()`` (u64) as uint64."""
+    cdef Py_ssize_t k
+    if g.shape[0] != 6:
+        raise ValueError("a generator state has 6 words")
+    out = np.empty(n, np.uint64)
+    cdef uint64_t[::1] o = out
+    for k in range(n):
+        o[k] = mg_next_u64(<mg_pcg64*>&g[0])
+    return out
+
+
+def rng_uniform(uint64_t[::1] g, Py_ssize_t n):
+    """``n`` draws of ``Generator.random()`` (next_double) as float64."""
+    cdef Py_ssize_t k
+    if g.shape[0] != 6:
+        raise ValueError("a generator state has 6 words")
+    out = np.empty(n, np.float64)
+    cdef double[::1] o = out
+    for k in range(n):
+        o[k] = mg_next_double(<mg_pcg64*>&g[0])
+    return out
+
+
+def rng_shuffle(uint64_t[::1] g, int32_t[::1] items):
+    """``Generator.shuffle`` of ``items`` (int32), in place."""
+    cdef Py_ssize_t i, j
+    cdef int32_t tmp
+    if g.shape[0] != 6:
+        raise ValueError("a generator state has 6 words")
+    for i in range(items.shape[0] - 1, 0, -1):
+        j = <Py_ssize_t>mg_random_interval(<mg_pcg64*>&g[0], <uint64_t>i)
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp

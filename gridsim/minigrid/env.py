@@ -1,0 +1,448 @@
+"""The MiniGrid family: ``MinigridVectorEnv`` and its single-env view ``MinigridEnv``."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import gridsim.minigrid._kernel as _kernel
+from gridsim.engine.family import Family, FamilyTools, Register
+from gridsim.engine.locking import synchronized
+from gridsim.engine.settings import COMMON_SETTINGS, Setting, accepts_settings, check_choice, check_max_steps
+from gridsim.engine.single import SingleEnvView
+from gridsim.engine.state import StateView, brief
+from gridsim.engine.vector import GridVectorEnv
+from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
+from gridsim.minigrid.api import MinigridApi
+from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, MinigridSpec, spec_of
+from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
+from gridsim.minigrid.spaces import MissionSpace
+from gridsim.minigrid.state import MinigridState
+
+__all__ = ["FAMILY", "MinigridEnv", "MinigridVectorEnv", "OBS_TYPES"]
+
+# obs_type -> (the kernel's observation, whether it is returned in a dict with direction and mission).
+OBS_TYPES = {
+    "dict": (_kernel.MINIGRID_OBS_VIEW, True),       # Minigrid's own observation
+    "image": (_kernel.MINIGRID_OBS_VIEW, False),     # ImgObsWrapper
+    "full": (_kernel.MINIGRID_OBS_FULL, True),       # FullyObsWrapper
+    "full_image": (_kernel.MINIGRID_OBS_FULL, False),  # ImgObsWrapper(FullyObsWrapper)
+}
+MISSION_FORMATS = ("str", "index")
+OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
+
+
+class MinigridVectorEnv(MinigridApi, GridVectorEnv):
+    """A batch of Minigrid envs of one id, each exactly Farama Minigrid 3.2.0's for the same seed.
+
+    ## Description
+
+    Every env owns numpy's generator (PCG64) and draws from it as Minigrid's env does: the
+    id's generator at every reset (a new layout per episode) and Dynamic-Obstacles' moves at
+    every step. Env i reset with seed s plays Minigrid's env reset with seed s + i, for any
+    number of episodes (autoresets continue the stream as ``reset()`` without a seed does).
+    See ``docs/minigrid.md`` for the ids, the rules and how exactness is tested.
+
+    ## Action Space
+
+    ``Discrete(7)``: 0 left, 1 right, 2 forward, 3 pickup, 4 drop, 5 toggle, 6 done
+    (Dynamic-Obstacles: ``Discrete(3)``; as in Minigrid, its actions 3..6 act as 0).
+
+    ## Observation Space
+
+    | ``obs_type=`` | what it is | batched |
+    |---|---|---|
+    | ``"dict"`` (default) | Minigrid's ``{"direction", "image", "mission"}`` | image (N, V, V, 3) uint8, direction (N,) int64, mission a tuple of N strings |
+    | ``"image"`` | ``ImgObsWrapper``: the image alone | (N, V, V, 3) uint8 |
+    | ``"full"`` | ``FullyObsWrapper``: the dict with the whole grid, the agent as (10, 0, dir) | image (N, W, H, 3) |
+    | ``"full_image"`` | the whole grid alone | (N, W, H, 3) uint8 |
+
+    ``image[i, j]`` is view column i, view row j (far to near), ``(object, colour, state)`` in
+    Minigrid's tables. ``agent_view_size`` (V, odd, 3..31; default 7) sets the view.
+    ``mission_format="index"`` returns each mission as its index in :attr:`missions` (an int16
+    array) instead of strings.
+
+    ## Rewards
+
+    ``1 - 0.9 * step_count / max_steps`` (float64) on success, else 0; Dynamic-Obstacles -1
+    for a collision.
+
+    ## Episode End
+
+    As Minigrid: terminated on the goal, lava or the id's own end; truncated when the step
+    count reaches ``max_steps`` (the id's, or ``max_episode_steps``); both can hold at once.
+
+    ## Arguments
+
+    ``env_name`` (a Minigrid id such as ``"MiniGrid-DoorKey-8x8-v0"``), ``obs_type``,
+    ``agent_view_size``, ``mission_format``.
+
+    {settings}
+
+    Seeding differs from the other families: env i's generator is
+    ``numpy.random.Generator(PCG64(SeedSequence(seed)))`` of its seed, as gymnasium seeds a
+    Minigrid env; ``mixer_seed`` is refused.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import gridsim
+        >>> envs = gym.make_vec("gridsim/MiniGrid-DoorKey-8x8-v0", num_envs=2, vectorization_mode="vector_entry_point")
+        >>> obs, infos = envs.reset(seed=0)
+        >>> obs["image"].shape, obs["mission"][0]
+        ((2, 7, 7, 3), 'use the key to open the door and then get to the goal')
+    """
+
+    stat_extras = {"success": "stat_success"}
+
+    SETTINGS = {
+        **COMMON_SETTINGS,
+        "max_steps": Setting(int, None, writable=True, kwarg="max_episode_steps", optional=True,
+                             doc="truncated when the step count reaches it (none: the id's max_steps); a "
+                                 "write applies at each env's next reset"),
+        "env_name": Setting(str, "MiniGrid-Empty-8x8-v0", doc="the Minigrid id"),
+        "obs_type": Setting(tuple(OBS_TYPES), "dict", doc="Gymnasium observation"),
+        "agent_view_size": Setting(int, 7, doc="side of the agent's view (odd, 3..31)"),
+        "mission_format": Setting(MISSION_FORMATS, "str", doc="missions as strings or as indices"),
+    }
+
+    @accepts_settings
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        env_name: str = "MiniGrid-Empty-8x8-v0",
+        obs_type: str = "dict",
+        agent_view_size: int = 7,
+        mission_format: str = "str",
+        max_episode_steps: int | None = None,
+        obs_dtype=None,
+        **common: Any,
+    ):
+        super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
+        if self.mixer_seed:
+            raise InvalidArgumentError("a MiniGrid env is seeded as gymnasium seeds Minigrid's (SeedSequence(seed)); "
+                                       "it takes no mixer_seed")
+        if not isinstance(env_name, str):
+            raise InvalidArgumentError(f"env_name must be a Minigrid id, got {brief(env_name)}")
+        self.spec_row: MinigridSpec = spec_of(env_name)
+        check_choice(obs_type, "obs_type", OBS_TYPES)
+        check_choice(mission_format, "mission_format", MISSION_FORMATS)
+        if (isinstance(agent_view_size, bool) or not isinstance(agent_view_size, numbers.Integral)
+                or not 3 <= agent_view_size <= _kernel.MINIGRID_MAX_VIEW or agent_view_size % 2 == 0):
+            raise InvalidArgumentError(
+                f"agent_view_size must be odd, 3..{_kernel.MINIGRID_MAX_VIEW}, got {brief(agent_view_size)}")
+        limit = check_max_steps(max_episode_steps)
+        self.max_episode_steps = self.spec_row.max_steps if limit is None else int(limit)
+        self.env_name = self.spec_row.name
+        self.obs_type = obs_type
+        self.agent_view_size = int(agent_view_size)
+        self.mission_format = mission_format
+        self.missions: tuple[str, ...] = self.spec_row.missions
+        kind, self._dict_obs = OBS_TYPES[obs_type]
+        config = {**self.spec_row.config, "view": self.agent_view_size}
+        self.state = MinigridState(self.num_envs, config, obs_kind=kind, autoreset_mode=self.kernel_autoreset,
+                                   max_steps=self.max_episode_steps, events=self.record_events,
+                                   max_events=self.max_events_per_step)
+        image = gym.spaces.Box(0, 255, self.state.obs.shape[1:], np.uint8)
+        if obs_dtype is not None:
+            image = gym.spaces.Box(image.low.astype(obs_dtype), image.high.astype(obs_dtype), image.shape,
+                                   np.dtype(obs_dtype))
+        if self._dict_obs:
+            mission: gym.spaces.Space = MissionSpace(self.missions) if mission_format == "str" \
+                else gym.spaces.Discrete(len(self.missions))
+            self.single_observation_space = gym.spaces.Dict(
+                {"direction": gym.spaces.Discrete(4), "image": image, "mission": mission})
+        else:
+            self.single_observation_space = image
+        self.single_action_space = gym.spaces.Discrete(self.spec_row.num_actions)
+        self.kernel = _kernel.MinigridKernel(self.state)
+        self._mission_cache: tuple[np.ndarray, tuple[str, ...]] | None = None
+        self._finish_init()
+        if self._dict_obs and mission_format == "str":
+            # Tuple(N MissionSpaces) as SyncVectorEnv's; built once (deep copies of one space).
+            self.observation_space = gym.spaces.Dict({
+                "direction": gym.spaces.MultiDiscrete(np.full(self.num_envs, 4)),
+                "image": gym.spaces.Box(0, 255, (self.num_envs, *image.shape), image.dtype),
+                "mission": gym.spaces.Tuple((mission,) * self.num_envs)})
+
+    # ------------------------------------------------------------------ seeds and observations
+
+    def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
+        """Each world's key is its seed itself (low, high 64-bit words): the kernel runs SeedSequence on it."""
+        keys = np.empty((len(seeds), 2), dtype=np.uint64)
+        for k, s in enumerate(seeds.tolist()):
+            s = int(s)
+            keys[k, 0] = s & 0xFFFFFFFFFFFFFFFF
+            keys[k, 1] = s >> 64
+        return keys
+
+    def reset(self, *, seed=None, options=None):
+        """Reset all envs, or those in ``options["reset_mask"]`` (see :class:`GridVectorEnv.reset`)."""
+        out = super().reset(seed=seed, options=options)
+        self._check_generated()
+        return out
+
+    def _check_generated(self):
+        failed = np.flatnonzero(self.state.failed)
+        if len(failed):
+            raise KernelError(f"env {failed[0]}: {self.env_name}'s generator ran out of placement tries "
+                              "(Minigrid raises RecursionError here)", env=int(failed[0]), code=-1)
+
+    def _missions_of(self, index: np.ndarray):
+        """Mission strings (a tuple) or indices (a copy) of the given mission indices."""
+        if self.mission_format == "index":
+            return index.copy()
+        cache = self._mission_cache
+        if len(self.missions) == 1:  # every row has the id's one mission
+            if cache is None or len(cache[1]) != len(index):
+                cache = (index.copy(), (self.missions[0],) * len(index))
+                self._mission_cache = cache
+            return cache[1]
+        if cache is not None and len(cache[0]) == len(index) and np.array_equal(cache[0], index):
+            return cache[1]
+        if cache is not None and len(cache[0]) == len(index):  # rebuild only the rows that changed
+            text = list(cache[1])
+            for i in np.flatnonzero(cache[0] != index).tolist():
+                text[i] = self.missions[index[i]]
+            out = tuple(text)
+        else:
+            out = tuple(self.missions[k] for k in index.tolist())
+        self._mission_cache = (index.copy(), out)
+        return out
+
+    def _present_obs(self, obs: np.ndarray, rows: np.ndarray | None = None, final: bool = False):
+        if self.obs_dtype is not None:
+            obs = obs.astype(self.obs_dtype)
+        if not self._dict_obs:
+            return obs
+        st = self.state
+        direction, mission = (st.final_dir, st.final_mission) if final else (st.obs_dir, st.obs_mission)
+        if rows is None:
+            return {"direction": direction.copy(), "image": obs, "mission": self._missions_of(mission)}
+        fmt = self.mission_format
+        return [{"direction": np.int64(direction[r]), "image": obs[k],
+                 "mission": self.missions[mission[r]] if fmt == "str" else np.int64(mission[r])}
+                for k, r in enumerate(np.asarray(rows).tolist())]
+
+    # ------------------------------------------------------------------ state access
+
+    @synchronized
+    def get_state(self, index: int = 0) -> dict[str, Any]:
+        """Env ``index`` in Minigrid's terms.
+
+        ``{"grid": uint8 (W, H, 3) (Minigrid's grid.encode()), "contents": uint8 (W, H) (a box's
+        contents: 0 none, else 1 + object * 8 + colour), "agent_pos": (x, y), "agent_dir": int,
+        "carrying": None or (object, colour, state) (its contents: "carrying_contents"),
+        "step_count": int, "mission": str, "task": tuple of the generator's ints,
+        "bit_generator": numpy.random.PCG64().state's dict}``.
+        """
+        self._check_open()
+        i = self._index(index)
+        st = self.state
+        cells = st.grid[i].transpose(1, 0, 2)  # (W, H, 4)
+        carried = st.carrying[i]
+        return {
+            "grid": np.ascontiguousarray(cells[..., :3]),
+            "contents": np.ascontiguousarray(cells[..., 3]),
+            "agent_pos": (int(st.agent[i, 0]), int(st.agent[i, 1])),
+            "agent_dir": int(st.agent[i, 2]),
+            "carrying": None if carried[0] == _kernel.MINIGRID_OBJECTS["empty"] else tuple(int(v) for v in carried[:3]),
+            "carrying_contents": int(carried[3]),
+            "step_count": int(st.step_count[i]),
+            "mission": self.missions[int(st.mission[i])],
+            "task": tuple(int(v) for v in st.task[i]),
+            "bit_generator": to_numpy_state(st.bitgen[i]),
+        }
+
+    @synchronized
+    def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[Any, dict]:
+        """Inject a state in the format of :meth:`get_state` (missing keys keep their values).
+
+        The episode continues from it: the generator, the grid, the agent, what it carries and
+        the step count. Returns ``(obs, {})``.
+
+        Raises:
+            InvalidStateError: a value of the wrong type, shape or range (nothing is changed).
+        """
+        self._check_open()
+        i = self._index(index)
+        v = self._unit_view(i)
+        _put_state(v, state, i, self)
+        v["needs_reset"][0] = False
+        obs = self._commit_state(v, i, i)
+        return obs, {}
+
+    # ------------------------------------------------------------------ render
+
+    def compiled_level(self) -> MinigridSpec:
+        """The id's spec (Minigrid's ids have no level file)."""
+        return self.spec_row
+
+    @synchronized
+    def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
+        """Env ``index`` as Minigrid's ``render()`` draws it (``gridsim.minigrid.render``), tile size ``cell_px`` (32)."""
+        from gridsim.minigrid.render import render_full
+
+        return render_full(self.get_state(index), 32 if cell_px is None else int(cell_px),
+                           self.agent_view_size, self.spec_row.see_through_walls)
+
+    @synchronized
+    def render_text(self, index: int = 0) -> str:
+        """Env ``index`` as text: Minigrid's ``str(env)`` letters (``>v<^`` the agent)."""
+        s = self.get_state(index)
+        W, H = s["grid"].shape[:2]
+        letters = {"wall": "W", "floor": "F", "door": "D", "key": "K", "ball": "A", "box": "B", "goal": "G",
+                   "lava": "V"}
+        colors = "RGBPYX"
+        lines = []
+        for y in range(H):
+            row = []
+            for x in range(W):
+                if (x, y) == s["agent_pos"]:
+                    row.append(2 * ">v<^"[s["agent_dir"]])
+                    continue
+                obj, color, st = (int(c) for c in s["grid"][x, y])
+                name = OBJECT_NAMES[obj]
+                if name == "empty":
+                    row.append("  ")
+                elif name == "door":
+                    row.append(("__" if st == 0 else ("L" if st == 2 else "D")) + colors[color] if st else "__")
+                else:
+                    row.append(letters[name] + colors[color])
+            lines.append("".join(row))
+        carried = s["carrying"]
+        held = "nothing" if carried is None else f"{COLOR_NAMES[carried[1]]} {OBJECT_NAMES[carried[0]]}"
+        lines.append(f"{s['mission']}  step {s['step_count']}  carrying {held}")
+        return "\n".join(lines) + "\n"
+
+
+def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVectorEnv):
+    """Write a get_state-format dict into a one-env view (ranges are checked with the view)."""
+    if not isinstance(state, Mapping):
+        raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
+    unknown = set(state) - {"grid", "contents", "agent_pos", "agent_dir", "carrying", "carrying_contents",
+                            "step_count", "mission", "task", "bit_generator"}
+    if unknown:
+        raise InvalidStateError(f"unknown state keys {sorted(unknown)}", env=i)
+    W, H = env.spec_row.width, env.spec_row.height
+    if "grid" in state:
+        grid = np.asarray(state["grid"])
+        if grid.shape != (W, H, 3) or grid.dtype.kind not in "iu":
+            v.fail("grid", 0, f"must be an integer array of shape ({W}, {H}, 3), got {grid.shape} {grid.dtype}")
+        if grid.min() < 0 or grid.max() > 255:
+            v.fail("grid", 0, "values are 0..255")
+        v["grid"][0, ..., :3] = grid.transpose(1, 0, 2)
+    if "contents" in state:
+        contents = np.asarray(state["contents"])
+        if contents.shape != (W, H) or contents.dtype.kind not in "iu":
+            v.fail("grid", 0, f"contents must be an integer array of shape ({W}, {H})", "contents")
+        v["grid"][0, ..., 3] = contents.T
+    if "agent_pos" in state:
+        pos = state["agent_pos"]
+        if not isinstance(pos, (tuple, list, np.ndarray)) or len(pos) != 2:
+            v.fail("agent", 0, f"agent_pos must be (x, y), got {brief(pos)}")
+        v.put_int("agent", pos[0], 0)
+        v.put_int("agent", pos[1], 1)
+    if "agent_dir" in state:
+        v.put_int("agent", state["agent_dir"], 2)
+    if "carrying" in state:
+        carried = state["carrying"]
+        if carried is None:
+            v["carrying"][0] = (_kernel.MINIGRID_OBJECTS["empty"], 0, 0, 0)
+        else:
+            if not isinstance(carried, (tuple, list, np.ndarray)) or len(carried) != 3:
+                v.fail("carrying", 0, f"must be None or (object, colour, state), got {brief(carried)}")
+            for k in range(3):
+                v.put_int("carrying", carried[k], k)
+    if "carrying_contents" in state:
+        v.put_int("carrying", state["carrying_contents"], 3)
+    if "step_count" in state:
+        v.put_int("step_count", state["step_count"])
+    if "mission" in state:
+        if state["mission"] not in env.missions:
+            v.fail("mission", 0, f"must be one of {list(env.missions)}, got {brief(state['mission'])}")
+        v.put_int("mission", env.missions.index(state["mission"]))
+    if "task" in state:
+        task = list(state["task"])
+        if len(task) > v["task"].shape[1]:
+            v.fail("task", 0, f"holds at most {v['task'].shape[1]} values")
+        for k, value in enumerate(task):
+            v.put_int("task", value, k)
+    if "bit_generator" in state:
+        try:
+            v["bitgen"][0] = from_numpy_state(state["bit_generator"])
+        except (TypeError, ValueError, KeyError) as e:
+            v.fail("bitgen", 0, f"bit_generator must be a PCG64 state dict: {e}")
+
+
+class MinigridEnv(SingleEnvView):
+    """One Minigrid env (``gymnasium.Env``), a drop-in for ``gym.make("MiniGrid-...")``.
+
+    For the same ``reset(seed=s)`` and actions it returns the same observations (a dict in
+    Minigrid's key order: image, direction, mission), rewards, terminated and truncated as
+    Minigrid's env, over any number of episodes. As Minigrid's env it steps on past an
+    episode's end. ``info`` is ``{}``.
+    """
+
+    vector_class = MinigridVectorEnv
+
+    @synchronized
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Reset; ``seed`` seeds the generator as ``gym.make("MiniGrid-...").reset(seed=seed)`` does."""
+        obs, infos = self._vec.reset(seed=None if seed is None else [seed], options=options)
+        gym.Env.reset(self, seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+        return self._one(obs), {}
+
+    @synchronized
+    def step(self, action):
+        """One step of Minigrid's env; ``info`` is ``{}``."""
+        if isinstance(action, bool) or not isinstance(action, (numbers.Integral, np.integer)):
+            a = np.asarray(action)
+            if a.shape != () or a.dtype.kind not in "iu":
+                from gridsim.errors import InvalidActionError
+
+                raise InvalidActionError(f"action must be an integer scalar for {self.action_space}, got {action!r}")
+        self._actions[0] = action
+        obs, reward, term, trunc, _ = self._vec.step(self._actions)
+        if self.render_mode == "human":
+            self.render()
+        return self._one(obs), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
+
+    def _one(self, obs):
+        if isinstance(obs, dict):
+            mission = obs["mission"][0]
+            return {"image": obs["image"][0].copy(), "direction": int(obs["direction"][0]),
+                    "mission": mission if isinstance(mission, str) else int(mission)}
+        return obs[0].copy()
+
+
+def register_ids(register: Register):
+    """``gridsim/MiniGrid-<Name>-v<k>`` for every id of ``gridsim.minigrid.ids``.
+
+    No spec-level limit, as Minigrid registers none: the env truncates by itself at ``max_steps``.
+    """
+    for spec in MINIGRID_IDS.values():
+        register(spec.env_id, None, {"env_name": spec.name})
+
+
+FAMILY = Family(
+    name="minigrid",
+    vector_env=MinigridVectorEnv,
+    single_env=MinigridEnv,
+    register_ids=register_ids,
+    takes_map=False,
+    tools=FamilyTools(
+        bench_level="MiniGrid-DoorKey-8x8-v0",
+        bench_level_format="minigrid:{}",
+        eval_id="gridsim/MiniGrid-DoorKey-5x5-v0",
+        play_keys={"left": 0, "right": 1, "up": 2, "p": 3, "d": 4, "t": 5, "n": 6},
+        play_help="left/right turn, up forward, P pick up, D drop, T toggle, N done",
+    ),
+)
+

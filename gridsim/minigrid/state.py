@@ -1,0 +1,91 @@
+"""The MiniGrid family's batch state: every array of a batch of Minigrid envs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+import gridsim.minigrid._kernel as _kernel
+from gridsim.engine.state import BatchState, Field, StateView
+
+__all__ = ["MinigridState"]
+
+OBJ = _kernel.MINIGRID_OBJECTS
+
+
+class MinigridState(BatchState):
+    """All arrays of a batch of Minigrid envs of one id.
+
+    Cells hold Minigrid's own encoding, ``(object, colour, state)`` of ``minigrid.core.constants``
+    plus a box's contents (0: none, else ``1 + object * 8 + colour``); an empty cell is
+    ``(1, 0, 0, 0)``. Positions are ``(x, y)`` (column, row), as in Minigrid. ``bitgen`` is each
+    env's numpy generator: ``(state >> 64, state & mask, inc >> 64, inc & mask, has_uint32,
+    uinteger)`` of ``numpy.random.PCG64().state`` (``gridsim.minigrid.rng`` converts).
+
+    Args:
+        num_envs: N.
+        config: the id's kernel configuration (``MinigridSpec.config`` with ``view``).
+        obs_kind: the kernel's MINIGRID_OBS_* kind.
+        autoreset_mode: the kernel's AUTORESET_* code.
+        max_steps: truncated when the step count reaches it (0: never).
+        events: the kernel records events (the family has none yet).
+        max_events: event slots per env and step.
+    """
+
+    FIELDS = (
+        Field("grid", np.uint8, ("U", "H", "W", 4), "cells: (object, colour, state, contents) of (x, y) at [y, x]"),
+        Field("agent", np.int32, ("U", 3), "agent x, y and direction (0 right, 1 down, 2 left, 3 up)"),
+        Field("carrying", np.uint8, ("U", 4), "the carried object as a cell ((1, 0, 0, 0): nothing)"),
+        Field("step_count", np.int32, ("U",), "steps in this episode"),
+        Field("mission", np.int16, ("U",), "the mission: its index in the id's missions"),
+        Field("task", np.int16, ("U", _kernel.MINIGRID_TASK_SLOTS), "the generator's own episode data"),
+        Field("bitgen", np.uint64, ("U", 6), "numpy's PCG64 state (gridsim.minigrid.rng)"),
+        Field("failed", np.bool_, ("U",), "scratch: the last generation ran out of tries", saved=False),
+        Field("obs_dir", np.int64, ("U",), "the observation's direction"),
+        Field("obs_mission", np.int16, ("U",), "the observation's mission index"),
+        Field("final_dir", np.int64, ("U",), "SAME_STEP: the final observation's direction"),
+        Field("final_mission", np.int16, ("U",), "SAME_STEP: the final observation's mission index"),
+        Field("stat_success", np.bool_, ("U",), "the episode that ended was terminated"),
+    )
+
+    STEP_FIELD = "step_count"
+    REWARD_DTYPE = np.float64
+
+    def __init__(self, num_envs: int, config: Mapping[str, Any], *, obs_kind: int, autoreset_mode: int = 0,
+                 max_steps: int = 0, events: bool = False, max_events: int = 16):
+        N = int(num_envs)
+        self.num_envs = N
+        self.config = dict(config)
+        self.obs_kind = obs_kind
+        self.autoreset_mode = autoreset_mode
+        self.max_steps = int(max_steps)
+        W, H, V = self.config["width"], self.config["height"], self.config["view"]
+        obs_shape = (V, V, 3) if obs_kind == _kernel.MINIGRID_OBS_VIEW else (W, H, 3)
+        self.allocate(units=N, rows=N, obs_shape=obs_shape, obs_dtype=np.uint8, max_steps=self.max_steps,
+                      events=events, max_events=max_events, num_event_fields=1, H=H, W=W)
+        self.grid[..., 0] = OBJ["empty"]
+        self.carrying[:, 0] = OBJ["empty"]
+
+    def check_own(self, v: StateView):
+        """Cells and the carried object in Minigrid's tables, the agent inside the grid."""
+        W, H = self.config["width"], self.config["height"]
+        v.in_range("grid", 0, 255, "(a cell byte)")
+        objects = v["grid"][..., 0]
+        v.require("grid", (objects >= OBJ["empty"]) & (objects <= OBJ["lava"]), "an object index 1..9",
+                  shown=objects, part="object")
+        v.require("grid", v["grid"][..., 1] <= 5, "a colour index 0..5", shown=v["grid"][..., 1], part="colour")
+        v.require("grid", v["grid"][..., 2] <= 2, "a state index 0..2", shown=v["grid"][..., 2], part="state")
+        carried = v["carrying"][:, 0]
+        v.require("carrying", (carried == OBJ["empty"]) | ((carried >= OBJ["key"]) & (carried <= OBJ["box"])),
+                  "nothing (1) or a key, ball or box (5..7)", shown=carried)
+        v.in_range("agent", 0, max(W, H) - 1, "(x, y inside the grid; direction 0..3)")
+        v.require("agent", (v["agent"][:, 0] < W) & (v["agent"][:, 1] < H) & (v["agent"][:, 2] <= 3),
+                  f"x < {W}, y < {H}, direction 0..3", shown=v["agent"])
+        bitgen = v["bitgen"]
+        v.require("bitgen", (bitgen[:, 3] % 2 == 1) | ~bitgen.any(axis=1),
+                  "a PCG64 state with an odd increment (or all zero: never seeded)", shown=bitgen[:, 3])
+        v.in_range("bitgen", 0, 1, "(has_uint32 is 0 or 1)", values=bitgen[:, 4], part="has_uint32")
+        v.require("bitgen", bitgen[:, 5] <= 0xFFFFFFFF, "a 32-bit cached half (uinteger)", shown=bitgen[:, 5],
+                  part="uinteger")
