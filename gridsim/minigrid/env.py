@@ -27,13 +27,14 @@ __all__ = ["FAMILY", "MinigridEnv", "MinigridVectorEnv", "OBS_TYPES"]
 
 # obs_type -> (the kernel's observation, whether it is returned in a dict with direction and mission).
 OBS_TYPES = {
-    "dict": (_kernel.MINIGRID_OBS_VIEW, True),       # Minigrid's own observation
-    "image": (_kernel.MINIGRID_OBS_VIEW, False),     # ImgObsWrapper
-    "full": (_kernel.MINIGRID_OBS_FULL, True),       # FullyObsWrapper
+    "dict": (_kernel.MINIGRID_OBS_VIEW, True),  # Minigrid's own observation
+    "image": (_kernel.MINIGRID_OBS_VIEW, False),  # ImgObsWrapper
+    "full": (_kernel.MINIGRID_OBS_FULL, True),  # FullyObsWrapper
     "full_image": (_kernel.MINIGRID_OBS_FULL, False),  # ImgObsWrapper(FullyObsWrapper)
 }
 MISSION_FORMATS = ("str", "index")
 OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
+EMPTY = _kernel.MINIGRID_OBJECTS["empty"]
 
 
 class MinigridVectorEnv(MinigridApi, GridVectorEnv):
@@ -56,7 +57,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     | ``obs_type=`` | what it is | batched |
     |---|---|---|
-    | ``"dict"`` (default) | Minigrid's ``{"direction", "image", "mission"}`` | image (N, V, V, 3) uint8, direction (N,) int64, mission a tuple of N strings |
+    | ``"dict"`` (default) | Minigrid's ``{"direction", "image", "mission"}`` | image (N, V, V, 3) uint8, |
+    | | | direction (N,) int64, mission a tuple of N strings |
     | ``"image"`` | ``ImgObsWrapper``: the image alone | (N, V, V, 3) uint8 |
     | ``"full"`` | ``FullyObsWrapper``: the dict with the whole grid, the agent as (10, 0, dir) | image (N, W, H, 3) |
     | ``"full_image"`` | the whole grid alone | (N, W, H, 3) uint8 |
@@ -87,6 +89,10 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     ``numpy.random.Generator(PCG64(SeedSequence(seed)))`` of its seed, as gymnasium seeds a
     Minigrid env; ``mixer_seed`` is refused.
 
+    ## Version History
+
+    * v0, v1: Minigrid 3.2.0's ids of the same name and version, seed for seed.
+
     Example:
         >>> import gymnasium as gym
         >>> import gridsim
@@ -97,6 +103,10 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     """
 
     stat_extras = {"success": "stat_success"}
+    env_name: str  # the Minigrid id
+    agent_view_size: int
+    mission_format: str
+    _dict_obs: bool  # the observation is Minigrid's dict (obs_type "dict" or "full")
 
     SETTINGS = {
         **COMMON_SETTINGS,
@@ -180,6 +190,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
             keys[k, 1] = s >> 64
         return keys
 
+    @synchronized
     def reset(self, *, seed=None, options=None):
         """Reset all envs, or those in ``options["reset_mask"]`` (see :class:`GridVectorEnv.reset`)."""
         out = super().reset(seed=seed, options=options)
@@ -250,7 +261,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
             "contents": np.ascontiguousarray(cells[..., 3]),
             "agent_pos": (int(st.agent[i, 0]), int(st.agent[i, 1])),
             "agent_dir": int(st.agent[i, 2]),
-            "carrying": None if carried[0] == _kernel.MINIGRID_OBJECTS["empty"] else tuple(int(v) for v in carried[:3]),
+            "carrying": None if carried[0] == EMPTY else tuple(int(v) for v in carried[:3]),
             "carrying_contents": int(carried[3]),
             "step_count": int(st.step_count[i]),
             "mission": self.missions[int(st.mission[i])],
@@ -284,7 +295,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     @synchronized
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
-        """Env ``index`` as Minigrid's ``render()`` draws it (``gridsim.minigrid.render``), tile size ``cell_px`` (32)."""
+        """Env ``index`` as Minigrid's ``render()`` draws it, tile size ``cell_px`` (32; ``gridsim.minigrid.render``)."""
         from gridsim.minigrid.render import render_full
 
         return render_full(self.get_state(index), 32 if cell_px is None else int(cell_px),

@@ -8,7 +8,9 @@ for its first ``PER_FAMILY`` ids. The vector env of an id is the one its spec's
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
+import sys
+from pathlib import Path
 from types import ModuleType
 
 import gymnasium as gym
@@ -29,7 +31,16 @@ def family_tests(name: str) -> ModuleType:
     class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
     (a batch that never terminates, and the action that keeps it so).
     """
-    return importlib.import_module(f"{name}.cases")
+    # Loaded by path under a name of its own: a family may share its name with an installed
+    # package (tests/minigrid and the reference package minigrid).
+    module_name = f"_family_cases_{name}"
+    if module_name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(module_name, Path(__file__).parents[1] / name / "cases.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[module_name]
 
 
 def merged(attribute: str) -> dict:

@@ -1,0 +1,31 @@
+"""Typed stub of the MiniGrid family's kernel module (``gridsim/minigrid/_kernel.pyx``)."""
+
+from typing import final
+
+import numpy as np
+import numpy.typing as npt
+
+from gridsim.engine.kernel import Kernel
+
+MINIGRID_OBS_VIEW: int
+MINIGRID_OBS_FULL: int
+MINIGRID_MAX_VIEW: int
+MINIGRID_TASK_SLOTS: int
+MINIGRID_GENERATORS: dict[str, int]
+MINIGRID_OBJECTS: dict[str, int]
+
+@final
+class MinigridKernel(Kernel):
+    """The MiniGrid family's kernel over one ``gridsim.minigrid.state.MinigridState``."""
+
+    obs_kind: int
+    obs_size: int
+
+    def __init__(self, state: object) -> None: ...
+    def bind_obs(self, obs: npt.NDArray[np.generic]) -> None: ...
+
+def rng_seed(seed: int, out: npt.NDArray[np.uint64]) -> None: ...
+def rng_integers(g: npt.NDArray[np.uint64], low: int, high: int, n: int) -> npt.NDArray[np.int64]: ...
+def rng_raw(g: npt.NDArray[np.uint64], n: int) -> npt.NDArray[np.uint64]: ...
+def rng_uniform(g: npt.NDArray[np.uint64], n: int) -> npt.NDArray[np.float64]: ...
+def rng_shuffle(g: npt.NDArray[np.uint64], items: npt.NDArray[np.int32]) -> None: ...

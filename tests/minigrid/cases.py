@@ -1,0 +1,27 @@
+"""The MiniGrid family's cases for the engine-wide tests (the names of ``tests/nav/cases.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
+
+ID_COUNT = 43  # Minigrid's ids without rooms (gridsim.minigrid.MINIGRID_IDS)
+
+STATE_CASES = {
+    "minigrid-doorkey": lambda: MinigridVectorEnv(3, env_name="MiniGrid-DoorKey-5x5-v0", max_episode_steps=9),
+    "minigrid-full": lambda: MinigridVectorEnv(2, env_name="MiniGrid-Empty-Random-5x5-v0", obs_type="full",
+                                               autoreset_mode="SameStep", max_episode_steps=6),
+    "minigrid-image": lambda: MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-6x6-v0", obs_type="image",
+                                                autoreset_mode="Disabled", max_episode_steps=30),
+}
+
+COPY_CASES = {
+    "minigrid": (MinigridVectorEnv, MinigridEnv, {"env_name": "MiniGrid-DoorKey-5x5-v0", "max_episode_steps": 7}),
+}
+
+
+def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
+    """A batch whose envs never terminate under the action returned with it (turning left on the spot)."""
+    envs = MinigridVectorEnv(n, env_name="MiniGrid-Empty-8x8-v0", max_episode_steps=limit, autoreset_mode=mode)
+    return envs, np.zeros(n, np.int64)
