@@ -66,64 +66,104 @@ cdef inline double success_reward(int32_t step_count, int32_t max_steps) noexcep
     return 1.0 - 0.9 * q
 
 
-cdef void write_view(World* w, const MgConfig* cfg, uint8_t* out) noexcept nogil:
-    # gen_obs_grid + Grid.encode: the (V, V, 3) view, out[(i * V + j) * 3 + k] (i: view column,
-    # j: view row, far to near), with Minigrid's visibility sweep unless see_through_walls.
-    cdef int V = cfg.view, half = cfg.view // 2
+cdef inline uint32_t transparent_bit(uint32_t c) noexcept nogil:
+    # 1 unless the cell is a wall or a door that is not open (little-endian: object, colour, state).
+    cdef uint32_t o = c & 0xFF
+    return not (o == OBJ_WALL or (o == OBJ_DOOR and ((c >> 16) & 0xFF) != ST_OPEN))
+
+
+cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cells, uint32_t* vis) noexcept nogil:
+    # The agent's V x V view (gen_obs_grid): cells[j * V + i] is view cell (i, j) (i: view column,
+    # j: view row, far to near) as a cell word, a grey wall outside the map; vis[j] has bit i set
+    # where it is visible (Grid.process_vis, or everything with see_through_walls).
+    #
+    # The visibility sweep on bit masks: in row j, the left-to-right pass marks cell i + 1 visible
+    # for every visible transparent cell i <= V - 2, in order, so the cells that propagate are the
+    # closure of (visible & transparent) under i -> i + 1 through transparent cells; the
+    # right-to-left pass is the mirror image on the updated row, for i >= 1; each propagating cell
+    # also marks its own column and the next one in the pass's direction in row j - 1.
+    cdef int half = V // 2
     cdef int d = w.agent[2] & 3
     cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
-    cdef int ax = w.agent[0], ay = w.agent[1]
-    cdef int i, j, x, y, k
-    cdef uint8_t cells[MAX_VIEW * MAX_VIEW * 4]   # view cell (i, j) at 4 * (j * V + i)
-    cdef uint8_t vis[MAX_VIEW * MAX_VIEW]         # (i, j) at j * V + i
-    cdef uint8_t* c
-    cdef uint8_t* o
+    cdef int i, j, k, x, y, W = w.W, H = w.H
+    cdef uint32_t inside, c, t, v, up, p, q
+    cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
+    cdef uint32_t trans[MAX_VIEW]
+    cdef const uint32_t* grid = <const uint32_t*>w.cells
     for j in range(V):
+        x = w.agent[0] + fx * (V - 1 - j) - rx * half
+        y = w.agent[1] + fy * (V - 1 - j) - ry * half
+        t = 0
         for i in range(V):
-            x = ax + fx * (V - 1 - j) + rx * (i - half)
-            y = ay + fy * (V - 1 - j) + ry * (i - half)
-            c = &cells[4 * (j * V + i)]
-            if 0 <= x < w.W and 0 <= y < w.H:
-                memcpy(c, cell_at(w, x, y), 4)
-            else:  # outside the map: a grey wall (Grid.slice)
-                c[0] = OBJ_WALL
-                c[1] = C_GREY
-                c[2] = 0
-                c[3] = 0
-    if cfg.see_through:
-        for k in range(V * V):
-            vis[k] = 1
-    else:
-        for k in range(V * V):
-            vis[k] = 0
-        vis[(V - 1) * V + half] = 1
-        for j in range(V - 1, -1, -1):
-            for i in range(V - 1):
-                if vis[j * V + i] and transparent(&cells[4 * (j * V + i)]):
-                    vis[j * V + i + 1] = 1
-                    if j > 0:
-                        vis[(j - 1) * V + i + 1] = 1
-                        vis[(j - 1) * V + i] = 1
-            for i in range(V - 1, 0, -1):
-                if vis[j * V + i] and transparent(&cells[4 * (j * V + i)]):
-                    vis[j * V + i - 1] = 1
-                    if j > 0:
-                        vis[(j - 1) * V + i - 1] = 1
-                        vis[(j - 1) * V + i] = 1
-    # The agent's own cell shows what it carries (or nothing), whatever it stands on.
-    memcpy(&cells[4 * ((V - 1) * V + half)], w.carrying, 4)
-    for i in range(V):
+            # Branch-free: near the map's edge whether a cell is inside is unpredictable.
+            inside = (<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
+            c = grid[(y * W + x) & -(<int>inside)]
+            c = c if inside else (OBJ_WALL | (C_GREY << 8))
+            cells[j * V + i] = c
+            t |= transparent_bit(c) << i
+            x += rx
+            y += ry
+        trans[j] = t
+    if see_through:
         for j in range(V):
-            o = out + (i * V + j) * 3
-            if vis[j * V + i]:
-                c = &cells[4 * (j * V + i)]
-                o[0] = c[0]
-                o[1] = c[1]
-                o[2] = c[2]
-            else:
-                o[0] = 0
-                o[1] = 0
-                o[2] = 0
+            vis[j] = full
+        return
+    v = <uint32_t>1 << half  # the agent's cell, in the nearest row
+    for j in range(V - 1, -1, -1):
+        t = trans[j]
+        p = v & t
+        for k in range(V - 1):
+            p |= (p << 1) & t
+        p &= low
+        v |= p << 1
+        up = p | (p << 1)
+        q = v & t
+        for k in range(V - 1):
+            q |= (q >> 1) & t
+        q &= ~(<uint32_t>1)
+        v |= q >> 1
+        up |= q | (q >> 1)
+        vis[j] = v & full
+        v = up & full
+
+
+cdef void view_cells(World* w, const MgConfig* cfg, uint32_t* cells, uint32_t* vis) noexcept nogil:
+    # view_cells_of with V a constant for the default view (the loops unroll).
+    if cfg.view == 7:
+        view_cells_of(w, 7, cfg.see_through, cells, vis)
+    else:
+        view_cells_of(w, cfg.view, cfg.see_through, cells, vis)
+
+
+cdef inline void encode_view(World* w, int V, const uint32_t* vis, uint32_t* cells, uint8_t* out) noexcept nogil:
+    # Grid.encode of the view: out[(i * V + j) * 3 + k], invisible cells (0, 0, 0); the agent's
+    # own cell shows what it carries (or nothing), whatever it stands on. Each cell is one
+    # 4-byte store whose last byte the next cell overwrites; the last cell is stored bytewise
+    # (the next env's observation follows).
+    cdef int i, j
+    cdef uint32_t c
+    cdef uint8_t* o = out
+    cells[(V - 1) * V + V // 2] = (<uint32_t*>w.carrying)[0]
+    for i in range(V):
+        for j in range(V if i < V - 1 else V - 1):
+            c = cells[j * V + i] & (-((vis[j] >> i) & 1))
+            memcpy(o, &c, 4)
+            o += 3
+    c = cells[(V - 1) * V + V - 1] & (-((vis[V - 1] >> (V - 1)) & 1))
+    o[0] = <uint8_t>c
+    o[1] = <uint8_t>(c >> 8)
+    o[2] = <uint8_t>(c >> 16)
+
+
+cdef void write_view(World* w, const MgConfig* cfg, uint8_t* out) noexcept nogil:
+    # gen_obs_grid + Grid.encode: the agent's (V, V, 3) view (V a constant for the default 7).
+    cdef uint32_t cells[MAX_VIEW * MAX_VIEW]
+    cdef uint32_t vis[MAX_VIEW]
+    view_cells(w, cfg, cells, vis)
+    if cfg.view == 7:
+        encode_view(w, 7, vis, cells, out)
+    else:
+        encode_view(w, cfg.view, vis, cells, out)
 
 
 cdef void write_full(World* w, uint8_t* out) noexcept nogil:
