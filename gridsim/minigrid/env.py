@@ -388,6 +388,10 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
             v["bitgen"][0] = from_numpy_state(state["bit_generator"])
         except (TypeError, ValueError, KeyError) as e:
             v.fail("bitgen", 0, f"bit_generator must be a PCG64 state dict: {e}")
+        # The env now has this generator: an unseeded reset continues it, as Minigrid's reset() does
+        # (an env never seeded would otherwise start from OS entropy).
+        v["seeded"][0] = True
+        v["reseed"][0] = False
 
 
 class MinigridEnv(SingleEnvView):

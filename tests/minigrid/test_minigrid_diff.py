@@ -1,0 +1,238 @@
+"""Every id of the minigrid family against Farama Minigrid 3.2.0, single env, step by step.
+
+``minigrid_harness.run_single`` plays ``gym.make("MiniGrid-...")`` and
+``gym.make("gridsim/MiniGrid-...")`` from the same seed with the same actions and compares
+observation, reward bits, flags, info and the whole state (generator included) after every
+reset and step, with unseeded resets between episodes. The fast set runs three seeds of
+about 150 steps per id, short episodes (``max_steps``) for many resets, the other
+observation types against Minigrid's wrappers, and index missions; ``slow`` runs more seeds
+and longer. Also: the ids' constants against Minigrid's envs, seeds at the word boundaries,
+Dynamic-Obstacles' out-of-space actions, gymnasium's ``check_env`` and observation-space
+conformance.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("minigrid")
+
+import minigrid_harness as h  # noqa: E402
+
+from gridsim.errors import InvalidArgumentError  # noqa: E402
+from gridsim.minigrid import MINIGRID_IDS  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+
+IDS = h.IDS
+# One id of each generator, for the checks that need not run on all 43 in the fast set.
+ONE_PER_GENERATOR = [
+    "MiniGrid-Empty-Random-6x6-v0", "MiniGrid-DoorKey-8x8-v0", "MiniGrid-FourRooms-v0", "MiniGrid-LavaGapS7-v0",
+    "MiniGrid-LavaCrossingS9N2-v0", "MiniGrid-SimpleCrossingS11N5-v0", "MiniGrid-MultiRoom-N2-S4-v0",
+    "MiniGrid-DistShift1-v0", "MiniGrid-Dynamic-Obstacles-Random-6x6-v0", "MiniGrid-MemoryS13Random-v0",
+    "MiniGrid-GoToDoor-8x8-v0",
+]
+DOORKEY = [n for n in IDS if "DoorKey" in n]
+DYNAMIC = [n for n in IDS if "Dynamic-Obstacles" in n]
+
+
+def test_every_id_is_a_minigrid_id_with_minigrids_constants():
+    assert len(IDS) == 43
+    for name, spec in MINIGRID_IDS.items():
+        ref = gym.make(name).unwrapped
+        ours = gym.make("gridsim/" + name)
+        assert (ref.width, ref.height) == (spec.width, spec.height), name
+        assert ref.max_steps == spec.max_steps, name
+        assert ref.see_through_walls == spec.see_through_walls, name
+        assert ref.agent_view_size == 7, name
+        assert ours.action_space == ref.action_space, name
+        assert ours.observation_space["image"] == ref.observation_space["image"], name
+        # No TimeLimit on either side: both truncate by themselves at max_steps.
+        assert gym.spec(name).max_episode_steps is None and gym.spec("gridsim/" + name).max_episode_steps is None
+        ours.close()
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_missions_of_minigrid_are_the_ids_missions(name):
+    ref = gym.make(name)
+    missions = MINIGRID_IDS[name].missions
+    for seed in range(8):
+        obs, _ = ref.reset(seed=seed)
+        assert obs["mission"] in missions
+
+
+@pytest.mark.parametrize(("seed", "policy"), [(0, "random"), (1, "seek"), (2, "seek")])
+@pytest.mark.parametrize("name", IDS)
+def test_single_env_matches_minigrid(name, seed, policy):
+    h.run_single(name, seed, 150, policy)
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_short_episodes_restart_the_stream_as_minigrid_does(name):
+    # Minigrid's max_steps kwarg is gridsim's max_episode_steps: truncation and the reward's denominator.
+    stats = h.run_single(name, 3, 70, "seek", max_steps=7)
+    assert stats.episodes >= 10
+
+
+@pytest.mark.parametrize("name", ["MiniGrid-DoorKey-5x5-v0", "MiniGrid-FourRooms-v0", "MiniGrid-MemoryS7-v0"])
+def test_gymnasiums_time_limit_wraps_both_alike(name):
+    # gym.make's max_episode_steps truncates through TimeLimit; the rewards keep the id's max_steps.
+    stats = h.run_single(name, 8, 120, "random", time_limit=9)
+    assert stats.truncated >= 3
+
+
+@pytest.mark.parametrize("name", DOORKEY)
+def test_doorkey_episodes_open_the_locked_door_and_reach_the_goal(name):
+    stats = h.run_single(name, 4, 400, "seek")
+    assert stats.doors_opened >= 1 and stats.successes >= 1, stats
+    assert stats.episodes >= 1
+
+
+@pytest.mark.parametrize("obs_type", ["image", "full", "full_image"])
+@pytest.mark.parametrize("name", ONE_PER_GENERATOR)
+def test_observation_types_match_minigrids_wrappers(name, obs_type):
+    # image: ImgObsWrapper; full: FullyObsWrapper; full_image: ImgObsWrapper(FullyObsWrapper).
+    h.run_single(name, 5, 80, "seek", obs_type=obs_type)
+
+
+@pytest.mark.parametrize("name", ONE_PER_GENERATOR)
+def test_index_missions_name_minigrids_mission(name):
+    h.run_single(name, 6, 60, "seek", mission_format="index")
+
+
+@pytest.mark.parametrize("name", DYNAMIC)
+def test_dynamic_obstacles_takes_actions_3_to_6_as_left(name):
+    # Minigrid's step maps them to 0 (the space is Discrete(3)); gridsim accepts them as it does.
+    h.run_single(name, 7, 150, "random", num_actions=7)
+
+
+@pytest.mark.parametrize("seed", [2**31, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 2**64, 2**96 + 5, 2**128 - 1])
+def test_seeds_at_the_word_boundaries(seed):
+    h.run_single("MiniGrid-DoorKey-8x8-v0", seed, 40, "seek")
+    h.run_single("MiniGrid-Empty-Random-5x5-v0", seed, 40, "seek")
+
+
+def test_seeds_of_2_128_and_more_are_refused():
+    env = gym.make("gridsim/MiniGrid-DoorKey-5x5-v0")
+    with pytest.raises(InvalidArgumentError):
+        env.reset(seed=2**128)
+    with pytest.raises((InvalidArgumentError, ValueError)):
+        env.reset(seed=-1)
+
+
+def test_reseeding_mid_stream_starts_afresh():
+    name = "MiniGrid-DoorKey-6x6-v0"
+    ref, ours = h.make_pair(name)
+    ref.reset(seed=1)
+    ours.reset(seed=1)
+    for a in (2, 2, 1, 3, 2):
+        h.compare_step(ref.step(a), ours.step(a), f"{name} step")
+    for seed in (1, 2, 1):
+        out_ref, out_ours = ref.reset(seed=seed), ours.reset(seed=seed)
+        h.compare_obs(out_ref[0], out_ours[0], f"{name} reseed {seed}")
+        h.compare_state(ref, ours.unwrapped.get_state(), f"{name} reseed {seed}")
+
+
+def test_the_harness_sees_a_one_draw_difference():
+    name = "MiniGrid-DoorKey-5x5-v0"
+    ref, ours = h.make_pair(name)
+    ref.reset(seed=0)
+    ours.reset(seed=0)
+    s = ours.unwrapped.get_state()
+    h.compare_state(ref, s, "start")
+    # Consume one cached half word more in gridsim only: the next reset lays out another world.
+    bitgen = dict(s["bit_generator"], has_uint32=0, uinteger=0)
+    ours.unwrapped.set_state({"bit_generator": bitgen})
+    with pytest.raises(h.Mismatch, match="generator"):
+        h.compare_state(ref, ours.unwrapped.get_state(), "one draw")
+    ours.unwrapped.set_state({"bit_generator": s["bit_generator"], "step_count": s["step_count"] + 1})
+    with pytest.raises(h.Mismatch, match="step_count"):
+        h.compare_state(ref, ours.unwrapped.get_state(), "one step")
+    grid = s["grid"].copy()
+    grid[2, 2] = (6, 2, 0)
+    ours.unwrapped.set_state({"grid": grid, "step_count": s["step_count"]})
+    with pytest.raises(h.Mismatch, match="grid"):
+        h.compare_state(ref, ours.unwrapped.get_state(), "one cell")
+
+
+# --------------------------------------------------------------------------- Gymnasium's checks
+
+
+def test_check_env_passes_on_the_single_env():
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("gridsim/MiniGrid-DoorKey-5x5-v0").unwrapped
+    check_env(env, skip_render_check=True)
+    env.close()
+
+
+def test_check_env_renders_in_every_render_mode():
+    # check_env renders a new env in each of metadata["render_modes"]; frames come from gridsim.minigrid.render.
+    pytest.importorskip("gridsim.minigrid.render")
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("gridsim/MiniGrid-DoorKey-5x5-v0").unwrapped
+    check_env(env)
+    env.close()
+
+
+@pytest.mark.parametrize("mission_format", ["str", "index"])
+@pytest.mark.parametrize("obs_type", ["dict", "image", "full", "full_image"])
+@pytest.mark.parametrize("name", ["MiniGrid-DoorKey-8x8-v0", "MiniGrid-Empty-Random-6x6-v0",
+                                  "MiniGrid-GoToDoor-6x6-v0", "MiniGrid-DistShift2-v0"])
+def test_observations_are_in_the_observation_space(name, obs_type, mission_format):
+    env = gym.make("gridsim/" + name, obs_type=obs_type, mission_format=mission_format)
+    envs = gym.make_vec("gridsim/" + name, num_envs=3, vectorization_mode="vector_entry_point", obs_type=obs_type,
+                        mission_format=mission_format, max_episode_steps=9)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    batch, _ = envs.reset(seed=0)
+    assert env.observation_space.contains(obs) and envs.observation_space.contains(batch)
+    if obs_type in ("full", "full_image"):
+        shape = (MINIGRID_IDS[name].width, MINIGRID_IDS[name].height, 3)
+        assert (obs["image"] if obs_type == "full" else obs).shape == shape
+    if obs_type in ("dict", "full"):
+        assert list(obs) == ["image", "direction", "mission"]  # Minigrid's order
+        if mission_format == "index":
+            assert env.observation_space["mission"] == gym.spaces.Discrete(len(MINIGRID_IDS[name].missions))
+            assert isinstance(obs["mission"], int)
+        else:
+            assert isinstance(obs["mission"], str) and isinstance(batch["mission"], tuple)
+    for _ in range(30):
+        out = env.step(int(rng.integers(env.action_space.n)))
+        assert env.observation_space.contains(out[0])
+        if out[2] or out[3]:
+            obs, _ = env.reset()
+            assert env.observation_space.contains(obs)
+        batch = envs.step(rng.integers(envs.single_action_space.n, size=3))[0]
+        assert envs.observation_space.contains(batch)
+    env.close()
+    envs.close()
+
+
+# --------------------------------------------------------------------------- slow: more seeds, longer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "seek"])
+@pytest.mark.parametrize("name", IDS)
+def test_single_env_matches_minigrid_more_seeds(name, policy):
+    for seed in range(10, 15):
+        h.run_single(name, seed, 250, policy)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", IDS)
+def test_short_episodes_more_seeds(name):
+    for seed in range(30, 35):
+        h.run_single(name, seed, 150, "seek", max_steps=[5, 13, 40][seed % 3])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("obs_type", ["image", "full", "full_image"])
+@pytest.mark.parametrize("name", IDS)
+def test_observation_types_match_minigrids_wrappers_every_id(name, obs_type):
+    for seed in (50, 51):
+        h.run_single(name, seed, 100, "seek", obs_type=obs_type)

@@ -1,0 +1,169 @@
+"""Minigrid states imported mid-episode (``gridsim.minigrid.interop.state_of``) play on as in Minigrid.
+
+A Minigrid env is reset and played alone for a while; its state goes into a gridsim env
+with ``set_state``; then both take the same actions and everything is compared every step,
+the generator state included, so that the next worlds (unseeded resets) match too. Without
+resets this checks every id's step rules on Minigrid's own worlds (Dynamic-Obstacles'
+moving balls, Memory's end cells, GoToDoor's target, lava, doors, keys). Boxes and what
+they hold, and the rule that gridsim never imports minigrid, are tested here too.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("minigrid")
+
+import minigrid_harness as h  # noqa: E402
+from minigrid.core.world_object import Ball, Box, Key  # noqa: E402
+
+import gridsim  # noqa: E402
+from gridsim.minigrid import _kernel  # noqa: E402
+from gridsim.minigrid.interop import contents_code, state_of, task_of  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+
+LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE, DONE = range(7)
+
+
+@pytest.mark.parametrize("name", h.IDS)
+def test_imported_states_step_as_in_minigrid(name):
+    # Each episode end: Minigrid's env alone resets, and its new state is imported again.
+    stats = h.run_imported(name, 1, 100, warmup=17, across_resets=False)
+    assert stats.steps == 100
+
+
+@pytest.mark.parametrize("name", h.IDS)
+def test_an_imported_generator_gives_minigrids_next_worlds(name):
+    h.run_imported(name, 3, 70, warmup=30, across_resets=True)
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep", "Disabled"])
+@pytest.mark.parametrize("name", ["MiniGrid-DoorKey-6x6-v0", "MiniGrid-Empty-Random-5x5-v0",
+                                  "MiniGrid-Dynamic-Obstacles-6x6-v0", "MiniGrid-MemoryS7-v0"])
+def test_states_imported_into_a_vector_env(name, mode):
+    h.run_imported_vector(name, 3, 9, 60, warmup=15, autoreset_mode=mode)
+
+
+def test_an_env_that_was_never_reset_continues_the_imported_generator():
+    name = "MiniGrid-DoorKey-8x8-v0"
+    ref = gym.make(name)
+    ref.reset(seed=17)
+    ours = gym.make("gridsim/" + name).unwrapped
+    ours.set_state(state_of(ref))
+    for _ in range(3):  # unseeded resets of both draw the same worlds
+        obs_ref, _ = ref.reset()
+        obs_ours, _ = ours.reset()
+        h.compare_obs(obs_ref, obs_ours, "unseeded reset after set_state")
+        h.compare_state(ref, ours.get_state(), "unseeded reset after set_state")
+
+
+def test_task_data_of_each_generator():
+    ref = gym.make("MiniGrid-Dynamic-Obstacles-8x8-v0")
+    ref.reset(seed=0)
+    balls = [tuple(int(v) for v in b.cur_pos) for b in ref.unwrapped.obstacles]
+    assert task_of(ref) == (4, *[v for pos in balls for v in pos])
+    for pos in balls:
+        assert tuple(ref.unwrapped.grid.get(*pos).encode()) == (6, 2, 0)  # blue balls where the list says
+    ref = gym.make("MiniGrid-MemoryS9-v0")
+    ref.reset(seed=0)
+    assert task_of(ref) == (*ref.unwrapped.success_pos, *ref.unwrapped.failure_pos)
+    ref = gym.make("MiniGrid-GoToDoor-8x8-v0")
+    ref.reset(seed=0)
+    assert task_of(ref) == tuple(ref.unwrapped.target_pos)
+    state = state_of(ref)
+    assert state["mission"] == ref.unwrapped.mission and len(state["task"]) == _kernel.MINIGRID_TASK_SLOTS
+    ref = gym.make("MiniGrid-DoorKey-5x5-v0")
+    ref.reset(seed=0)
+    assert task_of(ref) == () and state_of(ref)["task"] == (0,) * _kernel.MINIGRID_TASK_SLOTS
+
+
+def _facing_an_empty_cell(ref):
+    """Turn Minigrid's agent (state only) to face an empty neighbour; return that cell."""
+    u = ref.unwrapped
+    ax, ay = (int(v) for v in u.agent_pos)
+    for d, (dx, dy) in enumerate(h.DIR_VEC):
+        if u.grid.get(ax + dx, ay + dy) is None:
+            u.agent_dir = d
+            return ax + dx, ay + dy
+    raise AssertionError("no empty cell next to the agent")
+
+
+@pytest.mark.parametrize(("contents", "name"), [(Key("blue"), "key"), (Ball("purple"), "ball"), (None, "empty")])
+def test_a_box_and_its_contents_carried_dropped_and_opened(contents, name):
+    env_name = "MiniGrid-Empty-8x8-v0"
+    ref = gym.make(env_name)
+    ref.reset(seed=0)
+    ref.unwrapped.agent_pos = (3, 3)
+    x, y = _facing_an_empty_cell(ref)
+    ref.unwrapped.grid.set(x, y, Box("red", contains=contents))
+    state = state_of(ref)
+    assert state["contents"][x, y] == contents_code(contents)
+    assert tuple(state["grid"][x, y]) == (7, 0, 0)
+    ours = gym.make("gridsim/" + env_name).unwrapped
+    obs, _ = ours.set_state(state)
+    h.compare_obs(ref.unwrapped.gen_obs(), obs, "box placed")
+    h.compare_state(ref, ours.get_state(), "box placed")
+    # Pick the box up (the view's agent cell shows it), drop it back, open it, take what was inside.
+    for k, a in enumerate([PICKUP, RIGHT, LEFT, DROP, TOGGLE, PICKUP, LEFT, DROP, RIGHT, TOGGLE]):
+        h.compare_step(ref.step(a), ours.step(a), f"box with {name}, action {k}")
+        s = ours.get_state()
+        h.compare_state(ref, s, f"box with {name}, action {k}")
+        if k == 0:
+            assert s["carrying"] == (7, 0, 0) and s["carrying_contents"] == contents_code(contents)
+        if k == 4:  # opened: the box's cell holds what it held
+            assert tuple(s["grid"][x, y]) == ((1, 0, 0) if contents is None else tuple(contents.encode()))
+        if k == 5:
+            assert s["carrying"] == (None if contents is None else tuple(contents.encode()))
+
+
+def test_state_of_reads_a_wrapped_or_unwrapped_env_alike():
+    ref = gym.make("MiniGrid-DoorKey-6x6-v0")
+    ref.reset(seed=4)
+    a, b = state_of(ref), state_of(ref.unwrapped)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert np.array_equal(a[key], b[key]) if isinstance(a[key], np.ndarray) else a[key] == b[key]
+    # A copy: the env's generator moving on leaves it alone.
+    before = a["bit_generator"]["state"]["state"]
+    ref.reset()
+    assert a["bit_generator"]["state"]["state"] == before != state_of(ref)["bit_generator"]["state"]["state"]
+
+
+def test_state_of_refuses_a_generator_other_than_pcg64():
+    ref = gym.make("MiniGrid-DoorKey-5x5-v0")
+    ref.reset(seed=0)
+    ref.unwrapped.np_random = np.random.Generator(np.random.MT19937(0))
+    with pytest.raises(ValueError, match="PCG64"):
+        state_of(ref)
+
+
+def test_gridsim_never_imports_minigrid():
+    root = Path(gridsim.__file__).parent
+    for path in sorted(root.rglob("*.py")) + sorted(root.rglob("*.pyx")):
+        if path.suffix == ".pyx":
+            text = path.read_text()
+            assert "import minigrid" not in text and "from minigrid" not in text, path
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            assert not any(n == "minigrid" or n.startswith("minigrid.") for n in names), path
+    code = ("import sys, gymnasium as gym, gridsim, gridsim.minigrid.interop\n"
+            "env = gym.make('gridsim/MiniGrid-DoorKey-5x5-v0'); env.reset(seed=0); env.step(2)\n"
+            "assert not any(m == 'minigrid' or m.startswith('minigrid.') for m in sys.modules), 'minigrid imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root.parent)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", h.IDS)
+def test_imported_states_many_seeds(name):
+    for seed in range(10, 15):
+        h.run_imported(name, seed, 200, warmup=5 * seed, across_resets=seed % 2 == 0)
