@@ -10,7 +10,7 @@ is compiled here for it alone, with float64 rewards.
 
 cimport cython
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from gridsim.engine.kernel cimport EventBuf, Kernel
 
@@ -64,6 +64,14 @@ cdef inline double success_reward(int32_t step_count, int32_t max_steps) noexcep
     # MiniGridEnv._reward, in this order of operations (another algebraic form differs in the last bit).
     cdef double q = <double>step_count / <double>max_steps
     return 1.0 - 0.9 * q
+
+
+# TRANSPARENT[object | state << 4]: 1 unless a wall, or a door that is not open (see_behind).
+cdef uint8_t[64] TRANSPARENT = [
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,   # state 0 (open)
+    1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,   # state 1 (closed)
+    1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,   # state 2 (locked)
+    1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
 
 
 cdef inline uint32_t transparent_bit(uint32_t c) noexcept nogil:
@@ -135,35 +143,85 @@ cdef void view_cells(World* w, const MgConfig* cfg, uint32_t* cells, uint32_t* v
         view_cells_of(w, cfg.view, cfg.see_through, cells, vis)
 
 
-cdef inline void encode_view(World* w, int V, const uint32_t* vis, uint32_t* cells, uint8_t* out) noexcept nogil:
-    # Grid.encode of the view: out[(i * V + j) * 3 + k], invisible cells (0, 0, 0); the agent's
-    # own cell shows what it carries (or nothing), whatever it stands on. Each cell is one
-    # 4-byte store whose last byte the next cell overwrites; the last cell is stored bytewise
-    # (the next env's observation follows).
-    cdef int i, j
-    cdef uint32_t c
-    cdef uint8_t* o = out
-    cells[(V - 1) * V + V // 2] = (<uint32_t*>w.carrying)[0]
-    for i in range(V):
-        for j in range(V if i < V - 1 else V - 1):
-            c = cells[j * V + i] & (-((vis[j] >> i) & 1))
-            memcpy(o, &c, 4)
-            o += 3
-    c = cells[(V - 1) * V + V - 1] & (-((vis[V - 1] >> (V - 1)) & 1))
-    o[0] = <uint8_t>c
-    o[1] = <uint8_t>(c >> 8)
-    o[2] = <uint8_t>(c >> 16)
+cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) noexcept nogil:
+    # view_cells_of and Grid.encode in one sweep, row by row from the agent outwards (a row's
+    # visibility depends only on the rows nearer the agent): out[(i * V + j) * 3 + k], invisible
+    # cells (0, 0, 0), the agent's own cell showing what it carries (or nothing) whatever it
+    # stands on. Once no cell of a row is reached, no farther cell can be: the rest is zeros,
+    # and never gathered. A cell is one 4-byte store one byte early: its stray first byte lands
+    # on cell (i, j - 1)'s last byte, written later (row 0 is stored bytewise).
+    cdef int half = V // 2
+    cdef int d = w.agent[2] & 3
+    cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
+    cdef int i, j, k, x, y, W = w.W, H = w.H
+    cdef uint32_t inside, c, t, v, up, p, q, vis
+    cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
+    cdef uint32_t row[MAX_VIEW]
+    cdef const uint32_t* grid = <const uint32_t*>w.cells
+    cdef uint8_t* o
+    v = <uint32_t>1 << half  # the agent's cell, in the nearest row
+    for j in range(V - 1, -1, -1):
+        if not see_through and v == 0:
+            for i in range(V):  # rows 0 .. j of column i are contiguous
+                memset(out + i * V * 3, 0, 3 * (j + 1))
+            return
+        x = w.agent[0] + fx * (V - 1 - j) - rx * half
+        y = w.agent[1] + fy * (V - 1 - j) - ry * half
+        t = 0
+        for i in range(V):
+            # Branch-free: near the map's edge whether a cell is inside is unpredictable.
+            inside = (<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
+            c = grid[(y * W + x) & -(<int>inside)]
+            c = c if inside else (OBJ_WALL | (C_GREY << 8))
+            row[i] = c
+            t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
+            x += rx
+            y += ry
+        if see_through:
+            vis = full
+        else:
+            p = v & t
+            for k in range(V - 1):
+                p |= (p << 1) & t
+            p &= low
+            v |= p << 1
+            up = p | (p << 1)
+            q = v & t
+            for k in range(V - 1):
+                q |= (q >> 1) & t
+            q &= ~(<uint32_t>1)
+            v |= q >> 1
+            up |= q | (q >> 1)
+            vis = v & full
+            v = up & full
+        if j == V - 1:
+            row[half] = (<uint32_t*>w.carrying)[0]
+        o = out + j * 3
+        if j > 0:
+            for i in range(V):
+                c = (row[i] & (-((vis >> i) & 1))) << 8
+                memcpy(o - 1, &c, 4)
+                o += V * 3
+        else:
+            for i in range(V):
+                c = row[i] & (-((vis >> i) & 1))
+                o[0] = <uint8_t>c
+                o[1] = <uint8_t>(c >> 8)
+                o[2] = <uint8_t>(c >> 16)
+                o += V * 3
 
 
 cdef void write_view(World* w, const MgConfig* cfg, uint8_t* out) noexcept nogil:
     # gen_obs_grid + Grid.encode: the agent's (V, V, 3) view (V a constant for the default 7).
-    cdef uint32_t cells[MAX_VIEW * MAX_VIEW]
-    cdef uint32_t vis[MAX_VIEW]
-    view_cells(w, cfg, cells, vis)
     if cfg.view == 7:
-        encode_view(w, 7, vis, cells, out)
+        if cfg.see_through:
+            write_view_of(w, 7, True, out)
+        else:
+            write_view_of(w, 7, False, out)
+    elif cfg.see_through:
+        write_view_of(w, cfg.view, True, out)
     else:
-        encode_view(w, cfg.view, vis, cells, out)
+        write_view_of(w, cfg.view, False, out)
 
 
 cdef void write_full(World* w, uint8_t* out) noexcept nogil:

@@ -197,6 +197,13 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         self._check_generated()
         return out
 
+    def step(self, actions):
+        """Step every env (see :class:`GridVectorEnv.step`); an autoreset whose generator failed raises."""
+        out = super().step(actions)
+        if self.state.failed.any():  # never for a registered id; Minigrid raises RecursionError there
+            self._check_generated()
+        return out
+
     def _check_generated(self):
         failed = np.flatnonzero(self.state.failed)
         if len(failed):
@@ -303,27 +310,26 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     @synchronized
     def render_text(self, index: int = 0) -> str:
-        """Env ``index`` as text: Minigrid's ``str(env)`` letters (``>v<^`` the agent)."""
+        """Env ``index`` as text in the letters of Minigrid's ``str(env)`` (``>v<^`` the agent), then the mission."""
         s = self.get_state(index)
         W, H = s["grid"].shape[:2]
         letters = {"wall": "W", "floor": "F", "door": "D", "key": "K", "ball": "A", "box": "B", "goal": "G",
                    "lava": "V"}
-        colors = "RGBPYX"
         lines = []
         for y in range(H):
             row = []
             for x in range(W):
                 if (x, y) == s["agent_pos"]:
-                    row.append(2 * ">v<^"[s["agent_dir"]])
+                    row.append(2 * ">v<^"[s["agent_dir"] & 3])
                     continue
                 obj, color, st = (int(c) for c in s["grid"][x, y])
-                name = OBJECT_NAMES[obj]
+                name, initial = OBJECT_NAMES[obj], COLOR_NAMES[color][0].upper()
                 if name == "empty":
                     row.append("  ")
-                elif name == "door":
-                    row.append(("__" if st == 0 else ("L" if st == 2 else "D")) + colors[color] if st else "__")
+                elif name == "door":  # Minigrid's pprint_grid: open, locked, closed
+                    row.append("__" if st == 0 else ("L" if st == 2 else "D") + initial)
                 else:
-                    row.append(letters[name] + colors[color])
+                    row.append(letters[name] + initial)
             lines.append("".join(row))
         carried = s["carrying"]
         held = "nothing" if carried is None else f"{COLOR_NAMES[carried[1]]} {OBJECT_NAMES[carried[0]]}"
@@ -428,6 +434,17 @@ class MinigridEnv(SingleEnvView):
         if self.render_mode == "human":
             self.render()
         return self._one(obs), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
+
+    @synchronized
+    def set_state(self, state, index: int = 0):
+        """Inject a state (``MinigridVectorEnv.get_state``'s format); returns ``(obs, {})`` as ``reset`` does."""
+        obs, _ = self._vec.set_state(state, index)
+        if isinstance(obs, dict):
+            obs = {k: [v] for k, v in obs.items()}
+            obs["image"] = np.asarray(obs["image"])
+        else:
+            obs = obs[None]
+        return self._one(obs), {}
 
     def _one(self, obs):
         if isinstance(obs, dict):
