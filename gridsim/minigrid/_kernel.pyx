@@ -147,9 +147,9 @@ cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) 
     # view_cells_of and Grid.encode in one sweep, row by row from the agent outwards (a row's
     # visibility depends only on the rows nearer the agent): out[(i * V + j) * 3 + k], invisible
     # cells (0, 0, 0), the agent's own cell showing what it carries (or nothing) whatever it
-    # stands on. Once no cell of a row is reached, no farther cell can be: the rest is zeros,
-    # and never gathered. A cell is one 4-byte store one byte early: its stray first byte lands
-    # on cell (i, j - 1)'s last byte, written later (row 0 is stored bytewise).
+    # stands on. Once no cell of a row is reached, no farther cell can be: the rest stays zeros,
+    # never gathered. A cell is one 4-byte store one byte early: its stray first byte (a zero)
+    # lands on cell (i, j - 1)'s last byte, written later if visible (row 0 is stored bytewise).
     cdef int half = V // 2
     cdef int d = w.agent[2] & 3
     cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
@@ -160,23 +160,33 @@ cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) 
     cdef const uint32_t* grid = <const uint32_t*>w.cells
     cdef uint8_t* o
     v = <uint32_t>1 << half  # the agent's cell, in the nearest row
+    if not see_through:
+        memset(out, 0, V * V * 3)  # a few vector stores for a constant V
     for j in range(V - 1, -1, -1):
         if not see_through and v == 0:
-            for i in range(V):  # rows 0 .. j of column i are contiguous
-                memset(out + i * V * 3, 0, 3 * (j + 1))
             return
         x = w.agent[0] + fx * (V - 1 - j) - rx * half
         y = w.agent[1] + fy * (V - 1 - j) - ry * half
         t = 0
-        for i in range(V):
-            # Branch-free: near the map's edge whether a cell is inside is unpredictable.
-            inside = (<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
-            c = grid[(y * W + x) & -(<int>inside)]
-            c = c if inside else (OBJ_WALL | (C_GREY << 8))
-            row[i] = c
-            t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
-            x += rx
-            y += ry
+        if ((<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
+                & (<unsigned>(x + rx * (V - 1)) < <unsigned>W) & (<unsigned>(y + ry * (V - 1)) < <unsigned>H)):
+            # The whole row is inside the map (both ends are).
+            k = y * W + x
+            for i in range(V):
+                c = grid[k]
+                row[i] = c
+                t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
+                k += rx + ry * W
+        else:
+            for i in range(V):
+                # Branch-free: along the map's edge whether a cell is inside is unpredictable.
+                inside = (<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
+                c = grid[(y * W + x) & -(<int>inside)]
+                c = c if inside else (OBJ_WALL | (C_GREY << 8))
+                row[i] = c
+                t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
+                x += rx
+                y += ry
         if see_through:
             vis = full
         else:
