@@ -270,6 +270,7 @@ cdef void move_obstacles(World* w) noexcept nogil:
 cdef struct MgStep:
     int gen
     int32_t max_steps
+    bint changed        # scratch: the last step_one changed what its env's observation shows
 
 
 @cython.final
@@ -380,6 +381,7 @@ cdef class MinigridKernel(Kernel):
         cdef MgStep c
         c.gen = self.cfg.gen
         c.max_steps = self.cfg.max_steps
+        c.changed = True
         return c
 
     cdef inline int begin_step(self, const action_t* actions) noexcept nogil:
@@ -425,7 +427,10 @@ cdef class MinigridKernel(Kernel):
             self.obs_mission[u] = w.mission[0]
 
     cdef inline void observe_step(self, MgStep* c, Py_ssize_t u) noexcept nogil:
-        self.write_obs(u, False)
+        # A step that changed nothing the view shows (a turn changes it; forward into a wall, a
+        # pickup of nothing, done do not) leaves the observation as it is.
+        if c.changed:
+            self.write_obs(u, False)
 
     cdef inline bint step_one(self, MgStep* c, Py_ssize_t u, const action_t* actions, EventBuf* ev,
                              int32_t limit, double* reward, bint* truncated) noexcept nogil:
@@ -433,7 +438,7 @@ cdef class MinigridKernel(Kernel):
         cdef World w
         cdef int a = <int>actions[u]
         cdef int d, ax, ay, fx, fy, contents
-        cdef bint term = False, not_clear = False, inside
+        cdef bint term = False, not_clear = False, inside, changed = c.gen == GEN_DYNOBS  # balls move
         cdef double rew = 0.0
         cdef int32_t sc, max_steps = limit if limit > 0 else c.max_steps
         cdef uint8_t* fc
@@ -475,12 +480,15 @@ cdef class MinigridKernel(Kernel):
         fobj = fc[0]
         if a == A_LEFT:
             w.agent[2] = (d + 3) & 3
+            changed = True
         elif a == A_RIGHT:
             w.agent[2] = (d + 1) & 3
+            changed = True
         elif a == A_FORWARD:
             if fobj == OBJ_EMPTY or can_overlap(fc):
                 w.agent[0] = fx
                 w.agent[1] = fy
+                changed = True
             if fobj == OBJ_GOAL:
                 term = True
                 rew = success_reward(sc, max_steps)
@@ -490,6 +498,7 @@ cdef class MinigridKernel(Kernel):
             if inside and can_pickup(fobj) and w.carrying[0] == OBJ_EMPTY:
                 memcpy(w.carrying, fc, 4)
                 clear(&w, fx, fy)
+                changed = True
         elif a == A_DROP:
             if inside and fobj == OBJ_EMPTY and w.carrying[0] != OBJ_EMPTY:
                 memcpy(fc, w.carrying, 4)
@@ -497,14 +506,18 @@ cdef class MinigridKernel(Kernel):
                 w.carrying[1] = 0
                 w.carrying[2] = 0
                 w.carrying[3] = 0
+                changed = True
         elif a == A_TOGGLE:
             if fobj == OBJ_DOOR:
                 if fc[2] == ST_LOCKED:
                     if w.carrying[0] == OBJ_KEY and w.carrying[1] == fc[1]:
                         fc[2] = ST_OPEN
+                        changed = True
                 else:
                     fc[2] = ST_CLOSED if fc[2] == ST_OPEN else ST_OPEN
+                    changed = True
             elif fobj == OBJ_BOX and inside:
+                changed = True
                 contents = fc[3]
                 if contents:
                     put(&w, fx, fy, (contents - 1) >> 3, (contents - 1) & 7, 0)
@@ -530,6 +543,7 @@ cdef class MinigridKernel(Kernel):
                     rew = success_reward(sc, max_steps)
                 term = True
         reward[0] = rew
+        c.changed = changed
         return term
 
 

@@ -103,6 +103,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     """
 
     stat_extras = {"success": "stat_success"}
+    # A step that changes nothing in view (forward into a wall, done) leaves the row as it was.
+    obs_rewritten_every_step = False
     env_name: str  # the Minigrid id
     agent_view_size: int
     mission_format: str
