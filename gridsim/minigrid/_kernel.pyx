@@ -25,14 +25,20 @@ include "../engine/_skeleton.pxi"
 include "_world.pxi"
 include "_generators.pxi"
 
-# Observation kinds: the agent's view (V, V, 3), or the whole grid (W, H, 3) as FullyObsWrapper's.
+# Observation kinds: the agent's view (V, V, 3); the whole grid (W, H, 3) as FullyObsWrapper's;
+# the view's tiles (V * ts, V * ts, 3) as RGBImgPartialObsWrapper's; the world's tiles
+# (H * ts, W * ts, 3) as RGBImgObsWrapper's.
 cdef enum:
     MG_OBS_VIEW = 0
     MG_OBS_FULL = 1
+    MG_OBS_RGB = 2
+    MG_OBS_RGB_FULL = 3
     MAX_VIEW = 31
 
 MINIGRID_OBS_VIEW = MG_OBS_VIEW
 MINIGRID_OBS_FULL = MG_OBS_FULL
+MINIGRID_OBS_RGB = MG_OBS_RGB
+MINIGRID_OBS_RGB_FULL = MG_OBS_RGB_FULL
 MINIGRID_MAX_VIEW = MAX_VIEW
 MINIGRID_TASK_SLOTS = TASK_SLOTS
 MINIGRID_GENERATORS = {"empty": GEN_EMPTY, "doorkey": GEN_DOORKEY, "fourrooms": GEN_FOURROOMS,
@@ -234,6 +240,94 @@ cdef void write_view(World* w, const MgConfig* cfg, uint8_t* out) noexcept nogil
         write_view_of(w, cfg.view, False, out)
 
 
+# The tile atlas of the RGB observations (gridsim.minigrid.render.tile_atlas): tile
+# (drawing, slot, lit) at atlas + ((drawing * 5 + slot) * 2 + lit) * tile_bytes, slot 0
+# without the agent and 1 + d with it facing d; tile_of[((object & 15) * 8 + (colour & 7))
+# * 4 + (state & 3)] is a cell's drawing (render.TILE_OF).
+cdef struct MgTiles:
+    const uint8_t* atlas
+    const int16_t* tile_of
+    int ts                  # pixels a side
+    Py_ssize_t tile_bytes   # ts * ts * 3
+
+
+cdef inline const uint8_t* tile_at(const MgTiles* t, int drawing, int slot, int lit) noexcept nogil:
+    return t.atlas + ((drawing * 5 + slot) * 2 + lit) * t.tile_bytes
+
+
+cdef inline int drawing_of(const MgTiles* t, uint32_t c) noexcept nogil:
+    # c: a cell word (little-endian: object, colour, state, contents).
+    return t.tile_of[((c & 15) << 5) | (((c >> 8) & 7) << 2) | ((c >> 16) & 3)]
+
+
+cdef inline void blit_rows(uint8_t* out, Py_ssize_t row_bytes, const uint8_t* tile, int ts) noexcept nogil:
+    cdef int r
+    for r in range(ts):
+        memcpy(out + r * row_bytes, tile + r * ts * 3, ts * 3)
+
+
+cdef inline void blit(uint8_t* out, Py_ssize_t row_bytes, const uint8_t* tile, int ts) noexcept nogil:
+    # One tile's rows into a frame whose rows are row_bytes apart. The usual sizes get their
+    # own copies: a row of a size known here compiles to a few moves, not a call of memcpy.
+    if ts == 8:
+        blit_rows(out, row_bytes, tile, 8)
+    elif ts == 16:
+        blit_rows(out, row_bytes, tile, 16)
+    elif ts == 32:
+        blit_rows(out, row_bytes, tile, 32)
+    elif ts == 4:
+        blit_rows(out, row_bytes, tile, 4)
+    else:
+        blit_rows(out, row_bytes, tile, ts)
+
+
+cdef void write_rgb_view(World* w, const MgConfig* cfg, const MgTiles* t, uint8_t* out) noexcept nogil:
+    # RGBImgPartialObsWrapper (get_pov_render): the view's tiles, (V * ts, V * ts, 3); view cell
+    # (i, j) at rows j * ts.., columns i * ts..; unseen cells empty, seen ones highlighted, the
+    # agent facing up in its cell, over what it carries (or nothing).
+    cdef int V = cfg.view, half = cfg.view // 2, ts = t.ts
+    cdef int i, j
+    cdef Py_ssize_t row_bytes = <Py_ssize_t>V * ts * 3
+    cdef uint32_t cells[MAX_VIEW * MAX_VIEW]
+    cdef uint32_t vis[MAX_VIEW]
+    cdef const uint8_t* tile
+    view_cells(w, cfg, cells, vis)
+    cells[(V - 1) * V + half] = (<uint32_t*>w.carrying)[0]
+    for j in range(V):
+        for i in range(V):
+            if (vis[j] >> i) & 1:
+                tile = tile_at(t, drawing_of(t, cells[j * V + i]), 4 if (i == half and j == V - 1) else 0, 1)
+            else:  # the agent's own cell is always seen
+                tile = tile_at(t, 0, 0, 0)
+            blit(out + j * ts * row_bytes + i * ts * 3, row_bytes, tile, ts)
+
+
+cdef void write_rgb_full(World* w, const MgConfig* cfg, const MgTiles* t, uint8_t* out) noexcept nogil:
+    # RGBImgObsWrapper (get_full_render with highlight): the world's tiles, (H * ts, W * ts, 3);
+    # cell (x, y) at rows y * ts.., columns x * ts..; the cells of the view the agent sees
+    # highlighted and its triangle over its cell. A cell's view position inverts the view's
+    # map: f and r are orthonormal, so V - 1 - j = (p - a).f and i - V // 2 = (p - a).r.
+    cdef int V = cfg.view, half = cfg.view // 2, ts = t.ts
+    cdef int d = w.agent[2] & 3
+    cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
+    cdef int ax = w.agent[0], ay = w.agent[1]
+    cdef int x, y, i, j, dx, dy, lit
+    cdef Py_ssize_t row_bytes = <Py_ssize_t>w.W * ts * 3
+    cdef uint32_t cells[MAX_VIEW * MAX_VIEW]
+    cdef uint32_t vis[MAX_VIEW]
+    cdef const uint32_t* grid = <const uint32_t*>w.cells
+    view_cells(w, cfg, cells, vis)
+    for y in range(w.H):
+        for x in range(w.W):
+            dx = x - ax
+            dy = y - ay
+            j = V - 1 - (dx * fx + dy * fy)
+            i = half + dx * rx + dy * ry
+            lit = 0 <= i < V and 0 <= j < V and (vis[j] >> i) & 1
+            blit(out + y * ts * row_bytes + x * ts * 3, row_bytes,
+                 tile_at(t, drawing_of(t, grid[y * w.W + x]), 1 + d if (dx == 0 and dy == 0) else 0, lit), ts)
+
+
 cdef void write_full(World* w, uint8_t* out) noexcept nogil:
     # FullyObsWrapper: Grid.encode() of the world, out[(x * H + y) * 3 + k], the agent (10, 0, dir).
     cdef int x, y
@@ -294,6 +388,9 @@ cdef class MinigridKernel(Kernel):
     cdef int16_t[::1] obs_mission           # (U,) the observation's mission
     cdef int64_t[::1] final_dir             # (U,) SAME_STEP: the final observation's
     cdef int16_t[::1] final_mission         # (U,)
+    cdef const uint8_t[::1] atlas           # the RGB observations' tiles (state.atlas; unset otherwise)
+    cdef const int16_t[::1] tile_of         # (512,) a cell's drawing (state.tile_of)
+    cdef MgTiles tiles                      # pointers into atlas and tile_of
 
     def __init__(self, state):
         cdef int k
@@ -312,6 +409,10 @@ cdef class MinigridKernel(Kernel):
         if not 0 <= self.cfg.gen < NUM_GENS:
             raise ValueError(f"unknown generator {self.cfg.gen}")
         self.obs_kind = state.obs_kind
+        if not MG_OBS_VIEW <= self.obs_kind <= MG_OBS_RGB_FULL:
+            raise ValueError(f"unknown observation kind {self.obs_kind}")
+        if self.obs_kind == MG_OBS_RGB or self.obs_kind == MG_OBS_RGB_FULL:
+            self.bind_tiles(state.atlas, state.tile_of, state.tile_size)
         U = state.num_envs
         self.grid = state.grid
         self.agent = state.agent
@@ -325,16 +426,44 @@ cdef class MinigridKernel(Kernel):
         self.obs_mission = state.obs_mission
         self.final_dir = state.final_dir
         self.final_mission = state.final_mission
-        self.obs_size = int(np.prod(state.obs.shape[1:]))
+        V, W, H = self.cfg.view, self.cfg.W, self.cfg.H
+        ts = self.tiles.ts
+        self.obs_size = (V * V * 3, W * H * 3, V * ts * V * ts * 3, H * ts * W * ts * 3)[self.obs_kind]
         self.bind_obs(state.obs)
         self.final_u8 = state.final_obs.reshape(U, -1)
+        if self.final_u8.shape[1] != self.obs_size:
+            raise ValueError(f"final_obs rows must hold {self.obs_size} bytes")
         # Actions 3..6 of Dynamic-Obstacles (Discrete(3)) are taken as its step does: as 0.
         self.bind_shared(state, U, 1, 1, 7, 1024, True)
         self.max_steps = state.max_steps
 
+    def bind_tiles(self, atlas, tile_of, int tile_size):
+        """Copy RGB observations' tiles from ``atlas`` (flat uint8: drawings x 5 x 2 tiles of ``tile_size``).
+
+        ``tile_of`` (512,) int16 gives each cell's drawing (``gridsim.minigrid.render.TILE_OF``);
+        every drawing must be one of the atlas's.
+        """
+        cdef const uint8_t[::1] pixels = np.ascontiguousarray(atlas, np.uint8).reshape(-1)
+        cdef const int16_t[::1] drawing = np.ascontiguousarray(tile_of, np.int16).reshape(-1)
+        tile_bytes = tile_size * tile_size * 3
+        if tile_size < 1 or pixels.shape[0] == 0 or pixels.shape[0] % (10 * tile_bytes):
+            raise ValueError(f"an atlas holds whole sets of 10 tiles of {tile_size} pixels")
+        drawings = pixels.shape[0] // (10 * tile_bytes)
+        if drawing.shape[0] != 512 or not 0 <= np.min(drawing) <= np.max(drawing) < drawings:
+            raise ValueError(f"tile_of must be 512 drawings in 0..{drawings - 1}")
+        self.atlas = pixels
+        self.tile_of = drawing
+        self.tiles.atlas = &self.atlas[0]
+        self.tiles.tile_of = &self.tile_of[0]
+        self.tiles.ts = tile_size
+        self.tiles.tile_bytes = tile_bytes
+
     def bind_obs(self, obs):
         """Write observations into ``obs`` (N, *obs_shape) from now on (every row is rewritten each step)."""
-        self.obs_u8 = obs.reshape(obs.shape[0], -1)
+        rows = obs.reshape(obs.shape[0], -1)
+        if rows.shape[1] != self.obs_size:
+            raise ValueError(f"observation rows must hold {self.obs_size} bytes, got {rows.shape[1]}")
+        self.obs_u8 = rows
 
     cdef inline void world(self, World* w, Py_ssize_t u) noexcept nogil:
         w.cells = &self.grid[u, 0, 0, 0]
@@ -417,8 +546,12 @@ cdef class MinigridKernel(Kernel):
         self.world(&w, u)
         if self.obs_kind == MG_OBS_VIEW:
             write_view(&w, &self.cfg, out)
-        else:
+        elif self.obs_kind == MG_OBS_FULL:
             write_full(&w, out)
+        elif self.obs_kind == MG_OBS_RGB:
+            write_rgb_view(&w, &self.cfg, &self.tiles, out)
+        else:
+            write_rgb_full(&w, &self.cfg, &self.tiles, out)
         if final:
             self.final_dir[u] = w.agent[2]
             self.final_mission[u] = w.mission[0]

@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
+from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import COMMON_SETTINGS, Setting, accepts_settings, check_choice, check_max_steps
@@ -19,6 +20,7 @@ from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, MinigridSpec, spec_of
+from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
 from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
 from gridsim.minigrid.spaces import MissionSpace
 from gridsim.minigrid.state import MinigridState
@@ -31,7 +33,12 @@ OBS_TYPES = {
     "image": (_kernel.MINIGRID_OBS_VIEW, False),  # ImgObsWrapper
     "full": (_kernel.MINIGRID_OBS_FULL, True),  # FullyObsWrapper
     "full_image": (_kernel.MINIGRID_OBS_FULL, False),  # ImgObsWrapper(FullyObsWrapper)
+    "rgb": (_kernel.MINIGRID_OBS_RGB, True),  # RGBImgPartialObsWrapper
+    "rgb_image": (_kernel.MINIGRID_OBS_RGB, False),  # ImgObsWrapper(RGBImgPartialObsWrapper)
+    "rgb_full": (_kernel.MINIGRID_OBS_RGB_FULL, True),  # RGBImgObsWrapper
+    "rgb_full_image": (_kernel.MINIGRID_OBS_RGB_FULL, False),  # ImgObsWrapper(RGBImgObsWrapper)
 }
+MAX_TILE_SIZE = MAX_ATLAS_TILE_SIZE  # the RGB observations' tile_size bound
 MISSION_FORMATS = ("str", "index")
 OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
 EMPTY = _kernel.MINIGRID_OBJECTS["empty"]
@@ -55,16 +62,25 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     ## Observation Space
 
-    | ``obs_type=`` | what it is | batched |
+    | ``obs_type=`` | Minigrid's | batched image, uint8 |
     |---|---|---|
-    | ``"dict"`` (default) | Minigrid's ``{"direction", "image", "mission"}`` | image (N, V, V, 3) uint8, |
-    | | | direction (N,) int64, mission a tuple of N strings |
-    | ``"image"`` | ``ImgObsWrapper``: the image alone | (N, V, V, 3) uint8 |
-    | ``"full"`` | ``FullyObsWrapper``: the dict with the whole grid, the agent as (10, 0, dir) | image (N, W, H, 3) |
-    | ``"full_image"`` | the whole grid alone | (N, W, H, 3) uint8 |
+    | ``"dict"`` (default) | the env's ``{"direction", "image", "mission"}`` | (N, V, V, 3) |
+    | ``"image"`` | ``ImgObsWrapper``: the image alone | (N, V, V, 3) |
+    | ``"full"`` | ``FullyObsWrapper``: the dict, the whole grid with the agent as (10, 0, dir) | (N, W, H, 3) |
+    | ``"full_image"`` | ``ImgObsWrapper(FullyObsWrapper)`` | (N, W, H, 3) |
+    | ``"rgb"`` | ``RGBImgPartialObsWrapper``: the dict, the view drawn | (N, V * ts, V * ts, 3) |
+    | ``"rgb_image"`` | ``ImgObsWrapper(RGBImgPartialObsWrapper)`` | (N, V * ts, V * ts, 3) |
+    | ``"rgb_full"`` | ``RGBImgObsWrapper``: the dict, the world drawn, seen cells lit | (N, H * ts, W * ts, 3) |
+    | ``"rgb_full_image"`` | ``ImgObsWrapper(RGBImgObsWrapper)`` | (N, H * ts, W * ts, 3) |
+
+    In a dict, ``direction`` is (N,) int64 and ``mission`` a tuple of N strings.
 
     ``image[i, j]`` is view column i, view row j (far to near), ``(object, colour, state)`` in
-    Minigrid's tables. ``agent_view_size`` (V, odd, 3..31; default 7) sets the view.
+    Minigrid's tables. ``agent_view_size`` (V, odd, 3..31; default 7) sets the view. The RGB
+    observations are pictures (rows, columns, RGB), pixel for pixel Minigrid's, of
+    ``tile_size`` (ts, 1..64; default 8, as the wrappers') pixels per cell: the view as the
+    agent sees it (facing up, unseen cells empty), or the world with the cells the agent
+    sees lightened (``gridsim.minigrid.render``).
     ``mission_format="index"`` returns each mission as its index in :attr:`missions` (an int16
     array) instead of strings.
 
@@ -81,7 +97,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     ## Arguments
 
     ``env_name`` (a Minigrid id such as ``"MiniGrid-DoorKey-8x8-v0"``), ``obs_type``,
-    ``agent_view_size``, ``mission_format``.
+    ``agent_view_size``, ``tile_size``, ``mission_format``. ``render()`` (``rgb_array``) draws
+    each env as Minigrid's ``render()`` does, 32 pixels per cell.
 
     {settings}
 
@@ -91,7 +108,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     ## Version History
 
-    * v0, v1: Minigrid 3.2.0's ids of the same name and version, seed for seed.
+    * v0, v1: Minigrid 3.2.0's ids of the same name and version, seed for seed; their RGB observations
+      and ``render()``, pixel for pixel.
 
     Example:
         >>> import gymnasium as gym
@@ -118,6 +136,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         "env_name": Setting(str, "MiniGrid-Empty-8x8-v0", doc="the Minigrid id"),
         "obs_type": Setting(tuple(OBS_TYPES), "dict", doc="Gymnasium observation"),
         "agent_view_size": Setting(int, 7, doc="side of the agent's view (odd, 3..31)"),
+        "tile_size": Setting(int, 8, doc=f"pixels per cell of the rgb observations (1..{MAX_TILE_SIZE})"),
         "mission_format": Setting(MISSION_FORMATS, "str", doc="missions as strings or as indices"),
     }
 
@@ -129,6 +148,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         env_name: str = "MiniGrid-Empty-8x8-v0",
         obs_type: str = "dict",
         agent_view_size: int = 7,
+        tile_size: int = 8,
         mission_format: str = "str",
         max_episode_steps: int | None = None,
         obs_dtype=None,
@@ -147,18 +167,22 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
                 or not 3 <= agent_view_size <= _kernel.MINIGRID_MAX_VIEW or agent_view_size % 2 == 0):
             raise InvalidArgumentError(
                 f"agent_view_size must be odd, 3..{_kernel.MINIGRID_MAX_VIEW}, got {brief(agent_view_size)}")
+        if (isinstance(tile_size, bool) or not isinstance(tile_size, numbers.Integral)
+                or not 1 <= tile_size <= MAX_TILE_SIZE):
+            raise InvalidArgumentError(f"tile_size must be an integer in 1..{MAX_TILE_SIZE}, got {brief(tile_size)}")
         limit = check_max_steps(max_episode_steps)
         self.max_episode_steps = self.spec_row.max_steps if limit is None else int(limit)
         self.env_name = self.spec_row.name
         self.obs_type = obs_type
         self.agent_view_size = int(agent_view_size)
+        self.tile_size = int(tile_size)
         self.mission_format = mission_format
         self.missions: tuple[str, ...] = self.spec_row.missions
         kind, self._dict_obs = OBS_TYPES[obs_type]
         config = {**self.spec_row.config, "view": self.agent_view_size}
         self.state = MinigridState(self.num_envs, config, obs_kind=kind, autoreset_mode=self.kernel_autoreset,
                                    max_steps=self.max_episode_steps, events=self.record_events,
-                                   max_events=self.max_events_per_step)
+                                   max_events=self.max_events_per_step, tile_size=self.tile_size)
         image = gym.spaces.Box(0, 255, self.state.obs.shape[1:], np.uint8)
         if obs_dtype is not None:
             image = gym.spaces.Box(image.low.astype(obs_dtype), image.high.astype(obs_dtype), image.shape,
@@ -304,11 +328,14 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     @synchronized
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
-        """Env ``index`` as Minigrid's ``render()`` draws it, tile size ``cell_px`` (32; ``gridsim.minigrid.render``)."""
-        from gridsim.minigrid.render import render_full
+        """Env ``index`` as Minigrid's ``render()`` draws it: ``get_frame(highlight=True, tile_size)``.
 
-        return render_full(self.get_state(index), 32 if cell_px is None else int(cell_px),
-                           self.agent_view_size, self.spec_row.see_through_walls)
+        A fresh uint8 (H * px, W * px, 3) frame, ``px`` = ``cell_px`` (default 32, as
+        Minigrid's), pixel for pixel Minigrid's (``gridsim.minigrid.render.render_full``).
+        """
+        spec = self.spec_row
+        px = check_cell_px(cell_px, 32, spec.height, spec.width)
+        return render_full(self.get_state(index), px, self.agent_view_size, spec.see_through_walls)
 
     @synchronized
     def render_text(self, index: int = 0) -> str:

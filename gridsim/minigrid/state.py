@@ -9,6 +9,7 @@ import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
 from gridsim.engine.state import BatchState, Field, StateView
+from gridsim.minigrid.render import TILE_OF, tile_atlas
 
 __all__ = ["MinigridState"]
 
@@ -28,6 +29,7 @@ class MinigridState(BatchState):
         num_envs: N.
         config: the id's kernel configuration (``MinigridSpec.config`` with ``view``).
         obs_kind: the kernel's MINIGRID_OBS_* kind.
+        tile_size: pixels per cell of the RGB observations (``gridsim.minigrid.render``'s atlas).
         autoreset_mode: the kernel's AUTORESET_* code.
         max_steps: truncated when the step count reaches it (0: never).
         events: the kernel records events (the family has none yet).
@@ -54,7 +56,7 @@ class MinigridState(BatchState):
     REWARD_DTYPE = np.float64
 
     def __init__(self, num_envs: int, config: Mapping[str, Any], *, obs_kind: int, autoreset_mode: int = 0,
-                 max_steps: int = 0, events: bool = False, max_events: int = 16):
+                 max_steps: int = 0, events: bool = False, max_events: int = 16, tile_size: int = 8):
         N = int(num_envs)
         self.num_envs = N
         self.config = dict(config)
@@ -62,7 +64,14 @@ class MinigridState(BatchState):
         self.autoreset_mode = autoreset_mode
         self.max_steps = int(max_steps)
         W, H, V = self.config["width"], self.config["height"], self.config["view"]
-        obs_shape = (V, V, 3) if obs_kind == _kernel.MINIGRID_OBS_VIEW else (W, H, 3)
+        ts = self.tile_size = int(tile_size)
+        obs_shape = {_kernel.MINIGRID_OBS_VIEW: (V, V, 3), _kernel.MINIGRID_OBS_FULL: (W, H, 3),
+                     _kernel.MINIGRID_OBS_RGB: (V * ts, V * ts, 3),
+                     _kernel.MINIGRID_OBS_RGB_FULL: (H * ts, W * ts, 3)}[obs_kind]
+        if obs_kind in (_kernel.MINIGRID_OBS_RGB, _kernel.MINIGRID_OBS_RGB_FULL):
+            # The tiles the kernel copies (read-only, shared by every state of this size).
+            self.atlas = tile_atlas(ts).tiles.reshape(-1)
+            self.tile_of = TILE_OF.reshape(-1)
         self.allocate(units=N, rows=N, obs_shape=obs_shape, obs_dtype=np.uint8, max_steps=self.max_steps,
                       events=events, max_events=max_events, num_event_fields=1, H=H, W=W)
         self.grid[..., 0] = OBJ["empty"]
