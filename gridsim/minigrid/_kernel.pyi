@@ -9,6 +9,8 @@ from gridsim.engine.kernel import Kernel
 
 MINIGRID_OBS_VIEW: int
 MINIGRID_OBS_FULL: int
+MINIGRID_OBS_RGB: int
+MINIGRID_OBS_RGB_FULL: int
 MINIGRID_MAX_VIEW: int
 MINIGRID_TASK_SLOTS: int
 MINIGRID_GENERATORS: dict[str, int]
@@ -22,6 +24,7 @@ class MinigridKernel(Kernel):
     obs_size: int
 
     def __init__(self, state: object) -> None: ...
+    def bind_tiles(self, atlas: npt.NDArray[np.uint8], tile_of: npt.NDArray[np.int16], tile_size: int) -> None: ...
     def bind_obs(self, obs: npt.NDArray[np.generic]) -> None: ...
 
 def rng_seed(seed: int, out: npt.NDArray[np.uint64]) -> None: ...

@@ -29,7 +29,7 @@ import numpy as np
 import gridsim.minigrid._kernel as _kernel
 
 __all__ = ["AGENT_SLOTS", "COLORS", "DRAWINGS", "MAX_ATLAS_TILE_SIZE", "TILE_OF", "TileAtlas", "draw_tiles",
-           "render_full", "render_pov", "tile_atlas", "view_cells"]
+           "drawing_of", "render_full", "render_pov", "tile_atlas", "view_cells"]
 
 OBJ = _kernel.MINIGRID_OBJECTS
 # core/constants.py COLORS, in COLOR_TO_IDX order.
@@ -90,7 +90,7 @@ class _Canvas:
     and their dot products in float32, as its numpy arrays are, the rest in double.
     Minigrid takes the per-pixel dot products with ``np.dot``, whose BLAS may fuse the last
     multiply-add (OpenBLAS does on CPUs with FMA) where the sums here round each product;
-    no pixel centre of a tile size up to 256 lies within 1e-9 of a line's or the triangle's
+    no pixel centre of a tile size up to 256 lies within 1e-12 of a line's or the triangle's
     boundary, far beyond that last bit, so both give the same pixels (tested).
     """
 

@@ -25,15 +25,20 @@ class MinigridState(BatchState):
     env's numpy generator: ``(state >> 64, state & mask, inc >> 64, inc & mask, has_uint32,
     uinteger)`` of ``numpy.random.PCG64().state`` (``gridsim.minigrid.rng`` converts).
 
+    With an RGB observation kind the state also holds what the kernel copies its pictures
+    from, shared by every batch of the same tile size and never saved: ``atlas``, the flat
+    read-only uint8 tiles of ``gridsim.minigrid.render.tile_atlas(tile_size)``, and
+    ``tile_of``, (512,) int16 ``render.TILE_OF`` (a cell's drawing).
+
     Args:
         num_envs: N.
         config: the id's kernel configuration (``MinigridSpec.config`` with ``view``).
         obs_kind: the kernel's MINIGRID_OBS_* kind.
-        tile_size: pixels per cell of the RGB observations (``gridsim.minigrid.render``'s atlas).
         autoreset_mode: the kernel's AUTORESET_* code.
         max_steps: truncated when the step count reaches it (0: never).
         events: the kernel records events (the family has none yet).
         max_events: event slots per env and step.
+        tile_size: pixels per cell of the RGB observations.
     """
 
     FIELDS = (

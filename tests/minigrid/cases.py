@@ -14,6 +14,8 @@ STATE_CASES = {
                                                autoreset_mode="SameStep", max_episode_steps=6),
     "minigrid-image": lambda: MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-6x6-v0", obs_type="image",
                                                 autoreset_mode="Disabled", max_episode_steps=30),
+    "minigrid-rgb": lambda: MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0", obs_type="rgb_full", tile_size=3,
+                                              autoreset_mode="SameStep", max_episode_steps=8),
 }
 
 COPY_CASES = {
