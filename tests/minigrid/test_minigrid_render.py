@@ -26,6 +26,7 @@ from minigrid.wrappers import ImgObsWrapper, RGBImgObsWrapper, RGBImgPartialObsW
 import gridsim  # noqa: E402, F401 - registers the gridsim/ ids
 from gridsim.errors import InvalidArgumentError  # noqa: E402
 from gridsim.minigrid.env import MinigridVectorEnv  # noqa: E402
+from gridsim.minigrid.interop import state_of  # noqa: E402
 from gridsim.minigrid.render import (  # noqa: E402
     DRAWINGS,
     TILE_OF,
@@ -101,12 +102,6 @@ def test_atlas_is_kept_and_read_only():
 
 
 # --------------------------------------------------------------------------- episodes side by side
-
-
-def state_of(u) -> dict:
-    """A Minigrid env's world as gridsim's state dict."""
-    return {"grid": u.grid.encode(), "agent_pos": tuple(int(v) for v in u.agent_pos), "agent_dir": int(u.agent_dir),
-            "carrying": None if u.carrying is None else tuple(int(v) for v in u.carrying.encode())}
 
 
 def shake(u, rng: np.random.Generator):
