@@ -96,7 +96,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
 
     ## Arguments
 
-    ``env_name`` (a Minigrid id such as ``"MiniGrid-DoorKey-8x8-v0"``), ``obs_type``,
+    ``num_envs`` (N), ``env_name`` (a Minigrid id such as ``"MiniGrid-DoorKey-8x8-v0"``), ``obs_type``,
     ``agent_view_size``, ``tile_size``, ``mission_format``. ``render()`` (``rgb_array``) draws
     each env as Minigrid's ``render()`` does, 32 pixels per cell.
 
