@@ -468,12 +468,10 @@ class MinigridEnv(SingleEnvView):
     def set_state(self, state, index: int = 0):
         """Inject a state (``MinigridVectorEnv.get_state``'s format); returns ``(obs, {})`` as ``reset`` does."""
         obs, _ = self._vec.set_state(state, index)
-        if isinstance(obs, dict):
-            obs = {k: [v] for k, v in obs.items()}
-            obs["image"] = np.asarray(obs["image"])
-        else:
-            obs = obs[None]
-        return self._one(obs), {}
+        batch: Any = {k: [v] for k, v in obs.items()} if isinstance(obs, dict) else obs[None]
+        if isinstance(batch, dict):
+            batch["image"] = np.asarray(batch["image"])
+        return self._one(batch), {}
 
     def _one(self, obs):
         if isinstance(obs, dict):
