@@ -5,11 +5,15 @@ Usage::
     python examples/ppo.py --env-id gridsim/Nav-four_rooms-v0 --total-timesteps 300000
     python examples/ppo.py --level roboman:LiftRed --num-envs 64
     python examples/ppo.py --env-id gridsim/Kitchen-open-divider_salad-v0 --shaping item_chopped=0.1,items_merged=0.2
+    python examples/ppo.py --env-id gridsim/MiniGrid-DoorKey-5x5-v0 --total-timesteps 300000
 
 The gridsim vector env steps every env in one kernel call (``--num-threads`` splits the
-call over cores). Observations are encoded from their space alone, for any level:
-integer boxes with small bounds (the navigation coordinates) become one one-hot vector
-per axis, other boxes are scaled to [0, 1] from their bounds. Discrete and MultiDiscrete
+call over cores). Observations are encoded from their space and the ids the env declares
+(``obs_id_counts``), for any level: category ids (a MiniGrid image's object, colour and
+state) become one one-hot vector per cell and channel, integer boxes with small bounds (the
+navigation coordinates) one one-hot vector per axis, other boxes are scaled to [0, 1] from
+their bounds; a dict observation (MiniGrid's image, direction and mission) is encoded entry
+by entry, its mission string left out. Discrete and MultiDiscrete
 action spaces are supported (a MultiDiscrete action is one categorical per component:
 the kitchen's joint view); ``infos["action_mask"]`` (gridroboman; 1 = masked out) masks
 the logits. The kitchen's agent-rows view (``--env-kwargs '{"agent_rows": true}'``)
@@ -165,7 +169,7 @@ def train(args):
     torch.manual_seed(args.seed)
     envs = make_envs(args)
     shaping = parse_shaping(args.shaping, envs)
-    encoder = ObsEncoder(envs.single_observation_space)
+    encoder = ObsEncoder.from_env(envs)
     agent = Agent(encoder, envs.single_action_space, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     N, T = envs.num_envs, args.num_steps
@@ -213,7 +217,7 @@ def train(args):
             if trunc.any():  # bootstrap a time limit from the final state's value
                 rows = np.flatnonzero(trunc & ~term)
                 if len(rows):
-                    final = np.stack(infos["final_obs"][rows])
+                    final = stack_obs(infos["final_obs"][rows])
                     with torch.no_grad():
                         reward[rows] += args.gamma * agent.value(encoder(final)).numpy()
             rew_buf[t] = torch.as_tensor(reward)
@@ -275,6 +279,19 @@ def train(args):
     envs.close()
     return agent, curve, {"sps": updates * batch / elapsed, "env_share": env_seconds / elapsed,
                           "train_seconds": elapsed, "timesteps": updates * batch}
+
+
+def stack_obs(rows) -> np.ndarray | dict:
+    """Per-row observations (SAME_STEP's ``infos["final_obs"]`` entries) as one batch.
+
+    Dict observations (MiniGrid's) come as one dict per row: they become one dict of batched
+    entries, strings (the mission) as a tuple.
+    """
+    first = rows[0]
+    if isinstance(first, dict):
+        return {k: tuple(r[k] for r in rows) if isinstance(first[k], str) else np.stack([r[k] for r in rows])
+                for k in first}
+    return np.stack(rows)
 
 
 def record_episodes(infos: dict, term: np.ndarray, recent: dict):

@@ -236,6 +236,10 @@ class GridVectorEnv(VectorEnv):
     SETTINGS: dict = {}
     # The observation's name, for tables and records (``gridsim bench``); a family with several sets it.
     obs_type: str = "default"
+    # Observation entries that are category ids rather than quantities, so that tools one-hot
+    # encode them (``gridsim.tools.torch_agent.ObsEncoder``): for a Box observation the number
+    # of ids of each entry of its last axis (ids 0..count-1), for a Dict one {key: that}.
+    obs_id_counts: tuple[int, ...] | dict[str, tuple[int, ...]] | None = None
 
     # Set by __init__; state and kernel by the family's subclass (its BatchState and its
     # gridsim._core kernel, both replaced by a _Closed that refuses every access on close()).

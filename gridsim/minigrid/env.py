@@ -19,13 +19,13 @@ from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
 from gridsim.minigrid.api import MinigridApi
-from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, MinigridSpec, spec_of
+from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, spec_of
 from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
 from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
 from gridsim.minigrid.spaces import MissionSpace
 from gridsim.minigrid.state import MinigridState
 
-__all__ = ["FAMILY", "MinigridEnv", "MinigridVectorEnv", "OBS_TYPES"]
+__all__ = ["FAMILY", "IMAGE_ID_COUNTS", "MinigridEnv", "MinigridVectorEnv", "OBS_TYPES"]
 
 # obs_type -> (the kernel's observation, whether it is returned in a dict with direction and mission).
 OBS_TYPES = {
@@ -40,6 +40,12 @@ OBS_TYPES = {
 }
 MAX_TILE_SIZE = MAX_ATLAS_TILE_SIZE  # the RGB observations' tile_size bound
 MISSION_FORMATS = ("str", "index")
+# The number of (object, colour, state) ids of an image cell, per kernel observation of ids (the
+# env's obs_id_counts): a full view's agent cell holds the agent's direction (0..3) as its state.
+IMAGE_ID_COUNTS = {
+    _kernel.MINIGRID_OBS_VIEW: (len(_kernel.MINIGRID_OBJECTS), len(COLOR_NAMES), len(STATE_NAMES)),
+    _kernel.MINIGRID_OBS_FULL: (len(_kernel.MINIGRID_OBJECTS), len(COLOR_NAMES), 4),
+}
 OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
 EMPTY = _kernel.MINIGRID_OBJECTS["empty"]
 
@@ -82,7 +88,9 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     agent sees it (facing up, unseen cells empty), or the world with the cells the agent
     sees lightened (``gridsim.minigrid.render``).
     ``mission_format="index"`` returns each mission as its index in :attr:`missions` (an int16
-    array) instead of strings.
+    array) instead of strings. :attr:`obs_id_counts` declares the image's channels as
+    categories: 11 objects, 6 colours, 3 states (4 in a full view, where the agent's cell holds
+    its direction).
 
     ## Rewards
 
@@ -194,6 +202,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
                 {"direction": gym.spaces.Discrete(4), "image": image, "mission": mission})
         else:
             self.single_observation_space = image
+        counts = IMAGE_ID_COUNTS.get(kind)  # None: RGB pixels are quantities, not ids
+        self.obs_id_counts = None if counts is None else ({"image": counts} if self._dict_obs else counts)
         self.single_action_space = gym.spaces.Discrete(self.spec_row.num_actions)
         self.kernel = _kernel.MinigridKernel(self.state)
         self._mission_cache: tuple[np.ndarray, tuple[str, ...]] | None = None

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 import gridsim.minigrid._kernel as _kernel
 
-__all__ = ["COLOR_NAMES", "MINIGRID_IDS", "MinigridSpec", "spec_of"]
+__all__ = ["COLOR_NAMES", "MINIGRID_IDS", "STATE_NAMES", "MinigridSpec", "spec_of"]
 
 # COLOR_TO_IDX order (the encoding); Minigrid draws colours from the alphabetical COLOR_NAMES.
 COLOR_NAMES = ("red", "green", "blue", "purple", "yellow", "grey")
+# STATE_TO_IDX order: a door's state (every other object's is 0).
+STATE_NAMES = ("open", "closed", "locked")
 OBJ = _kernel.MINIGRID_OBJECTS
 
 

@@ -147,10 +147,15 @@ def _seed_argument(row_seeds: np.ndarray):
 
 
 def _read_only(obs):
-    """A read-only view of an observation batch (the env's own buffer: a policy must not write it)."""
+    """A read-only view of an observation batch (the env's own buffer: a policy must not write it).
+
+    A dict observation (MiniGrid's) becomes a new dict of read-only views of its arrays.
+    """
     if isinstance(obs, np.ndarray):
         obs = obs.view()
         obs.flags.writeable = False
+    elif isinstance(obs, dict):
+        obs = {k: _read_only(v) for k, v in obs.items()}
     return obs
 
 
@@ -178,7 +183,8 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
             (int64 (N,), steps taken in the row's episode). ``obs`` is a read-only view valid
             during the call: copy it to keep it. A ``torch.nn.Module`` is called under
             ``torch.no_grad()`` on ``torch.as_tensor(obs)`` (moved to its parameters' device,
-            and cast to their dtype when the observations are integers); float output of shape
+            and cast to their dtype when the observations are integers; a dict observation
+            becomes a dict of such tensors, its strings left as they are); float output of shape
             ``(N, n)`` for a ``Discrete`` space is argmaxed, ``(N, sum(nvec))`` for a
             ``MultiDiscrete`` space is split by ``nvec`` and each part argmaxed, anything else is
             taken as the actions; a tuple output's first item is used. ``"random"`` is a

@@ -158,14 +158,21 @@ class _TorchPolicy:
     def __init__(self, module, torch, action_space: gym.Space):
         self.module, self.torch, self.space = module, torch, action_space
 
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        torch = self.torch
-        x = torch.as_tensor(np.array(obs))  # a writable copy: the batch given is read-only
+    def _tensor(self, obs):
+        """An array batch as a tensor on the module's device (a dict: each array entry; strings stay)."""
+        if isinstance(obs, Mapping):
+            return {k: v if isinstance(v, (tuple, list, str)) else self._tensor(v) for k, v in obs.items()}
+        x = self.torch.as_tensor(np.array(obs))  # a writable copy: the batch given is read-only
         ref = next(iter(self.module.parameters()), None)
         if ref is not None:
             x = x.to(ref.device)
             if ref.is_floating_point() and not x.is_floating_point():
                 x = x.to(ref.dtype)
+        return x
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        torch = self.torch
+        x = self._tensor(obs)
         with torch.no_grad():
             out = self.module(x)
         if isinstance(out, (tuple, list)):  # (logits, value, ...) of actor-critic modules

@@ -16,7 +16,7 @@ import math
 import os
 import pickle
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -36,39 +36,63 @@ CHECKPOINT_VERSION = 1
 ONE_HOT_MAX = 4096  # integer boxes with more values than this are scaled instead
 
 
-class ObsEncoder:
-    """Observations as float vectors, from the observation space's bounds alone.
+IdCounts = tuple[int, ...] | dict[str, tuple[int, ...]] | None
 
-    Integer boxes with few values (the navigation coordinates) become one one-hot vector over
-    the joint values (at most ``ONE_HOT_MAX`` of them) or one per axis; other boxes are
-    scaled to [0, 1] from their bounds.
 
-    Args:
-        space: the single observation space (a ``Box``).
+def _counts_of(value: Any, where: str) -> tuple[int, ...]:
+    """``value`` as a tuple of positive ints (the number of ids of each channel)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list, np.ndarray, torch.Tensor)):
+        raise InvalidArgumentError(f"{where} must be a sequence of id counts, got {value!r}")
+    counts = tuple(int(c) for c in (value.tolist() if isinstance(value, (np.ndarray, torch.Tensor)) else value))
+    if not counts or min(counts) < 1:
+        raise InvalidArgumentError(f"{where} must hold positive id counts, got {list(counts)}")
+    return counts
 
-    Raises:
-        gridsim.ArgumentTypeError: ``space`` is not a ``Box``.
-    """
 
-    def __init__(self, space: gym.Space):
-        if not isinstance(space, gym.spaces.Box):
-            raise ArgumentTypeError(f"ObsEncoder encodes Box observations, got {space}")
+class _ArrayEncoder:
+    """One array observation (a ``Box``, ``Discrete`` or ``MultiDiscrete`` space) as a float vector."""
+
+    def __init__(self, space: gym.Space, id_counts: tuple[int, ...] | None):
         self.space = space
-        self.shape = space.shape
-        low = np.broadcast_to(space.low, space.shape).astype(np.float64).ravel()
-        high = np.broadcast_to(space.high, space.shape).astype(np.float64).ravel()
+        self.shape = tuple(space.shape or ())
+        self.id_counts = id_counts
+        self.mode = "scaled"
+        if id_counts is not None:  # declared categories: one one-hot per cell and channel
+            if not isinstance(space, gym.spaces.Box) or not self.shape or self.shape[-1] != len(id_counts):
+                raise InvalidArgumentError(f"id counts {list(id_counts)} need a Box whose last axis has "
+                                           f"{len(id_counts)} entries, got {space}")
+            ids = np.asarray(id_counts, dtype=np.int64)
+            cells = int(np.prod(self.shape[:-1]))
+            self.mode = "ids"
+            self.high = torch.as_tensor(np.tile(ids - 1, cells), dtype=torch.long)
+            width = int(ids.sum())
+            offsets = np.concatenate([[0], np.cumsum(ids)[:-1]])
+            self.offsets = torch.as_tensor(np.arange(cells)[:, None] * width + offsets[None, :],
+                                           dtype=torch.long).reshape(-1)
+            self.size = cells * width
+            return
+        box: gym.spaces.Box
+        if isinstance(space, gym.spaces.Discrete):  # as the integer box of its values
+            box = gym.spaces.Box(int(space.start), int(space.start + space.n - 1), (), np.int64)
+        elif isinstance(space, gym.spaces.MultiDiscrete):
+            box = gym.spaces.Box(space.start, space.start + space.nvec - 1, space.shape, np.int64)
+        else:
+            box = cast(gym.spaces.Box, space)
+        low = np.broadcast_to(box.low, self.shape).astype(np.float64).ravel()
+        high = np.broadcast_to(box.high, self.shape).astype(np.float64).ravel()
         counts = high - low + 1
-        self.one_hot = bool(np.issubdtype(space.dtype, np.integer) and np.isfinite(counts).all()
-                            and counts.sum() <= ONE_HOT_MAX and (high > 1).any())
+        one_hot = bool(np.issubdtype(box.dtype, np.integer) and np.isfinite(counts).all()
+                       and counts.sum() <= ONE_HOT_MAX and (high > 1).any())
         # Few enough joint values (a navigation map's cells): one one-hot over them, so any
         # function of the position is one weight per cell. Otherwise one one-hot per axis.
-        self.joint = self.one_hot and float(np.prod(counts)) <= ONE_HOT_MAX
-        if self.joint:
+        if one_hot and float(np.prod(counts)) <= ONE_HOT_MAX:
+            self.mode = "joint"
             self.low = torch.as_tensor(low, dtype=torch.long)
             strides = np.concatenate([np.cumprod(counts[::-1])[::-1][1:], [1]])
             self.strides = torch.as_tensor(strides, dtype=torch.long)
             self.size = int(np.prod(counts))
-        elif self.one_hot:
+        elif one_hot:
+            self.mode = "axes"
             self.low = torch.as_tensor(low, dtype=torch.long)
             self.offsets = torch.as_tensor(np.concatenate([[0], np.cumsum(counts)[:-1]]), dtype=torch.long)
             self.size = int(counts.sum())
@@ -80,17 +104,126 @@ class ObsEncoder:
             self.size = int(low.size)
 
     def __call__(self, obs: np.ndarray) -> torch.Tensor:
-        """A batch of observations as a float tensor (batch, size)."""
         x = torch.as_tensor(np.array(obs).reshape(len(obs), -1))  # a copy: evaluate passes a read-only view
-        if self.joint:
+        if self.mode == "ids":
+            index = torch.minimum(x.long().clamp_min(0), self.high) + self.offsets
+            return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
+        if self.mode == "joint":
             index = ((x.long() - self.low).clamp_min(0) * self.strides).sum(1, keepdim=True)
             return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
-        if self.one_hot:
+        if self.mode == "axes":
             index = (x.long() - self.low).clamp_min(0) + self.offsets
-            out = torch.zeros(len(x), self.size)
-            out.scatter_(1, index, 1.0)
-            return out
+            return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
         return (x.float() - self.low) * self.scale
+
+
+class ObsEncoder:
+    """Observations as float vectors, from the observation space's bounds and the ids the env declares.
+
+    A ``Box`` whose entries the env declares as category ids (its ``obs_id_counts``: the
+    number of ids of each entry of the last axis, such as a MiniGrid image's object, colour and
+    state) becomes one one-hot vector per cell and channel. Other integer boxes with few values
+    (the navigation coordinates) become one one-hot vector over the joint values (at most
+    ``ONE_HOT_MAX`` of them) or one per axis; other boxes are scaled to [0, 1] from their
+    bounds. ``Discrete`` and ``MultiDiscrete`` values are one-hot. A ``Dict`` observation is
+    the concatenation of its entries' vectors in key order; entries of other spaces (a
+    mission string) are not encoded.
+
+    Args:
+        space: the single observation space: a ``Box``, ``Discrete``, ``MultiDiscrete``, or a
+            ``Dict`` of them (and of entries left out).
+        id_counts: the env's ``obs_id_counts``: for a ``Box`` space, the number of ids of each
+            entry of its last axis; for a ``Dict`` space, ``{key: those counts}``; None: none.
+
+    Raises:
+        gridsim.ArgumentTypeError: ``space`` is none of these, or a ``Dict`` with no entry to
+            encode.
+        gridsim.InvalidArgumentError: ``id_counts`` do not fit the space.
+    """
+
+    def __init__(self, space: gym.Space, id_counts: IdCounts = None):
+        self.space = space
+        self.keys: tuple[str, ...] | None = None  # the encoded entries of a Dict observation
+        self.ignored: tuple[str, ...] = ()
+        if isinstance(space, gym.spaces.Dict):
+            if id_counts is not None and not isinstance(id_counts, Mapping):
+                raise InvalidArgumentError(f"id counts of a Dict observation are {{key: counts}}, got {id_counts!r}")
+            counts = {str(k): _counts_of(v, f"id_counts[{k!r}]") for k, v in (id_counts or {}).items()}
+            unknown = sorted(set(counts) - set(space.spaces))
+            if unknown:
+                raise InvalidArgumentError(f"id counts for {unknown}, which the observation does not have")
+            parts, ignored = {}, []
+            for key, sub in space.spaces.items():
+                if isinstance(sub, _ARRAY_SPACES):
+                    parts[key] = _ArrayEncoder(sub, counts.get(key))
+                elif key in counts:
+                    raise InvalidArgumentError(f"id counts for {key!r}, a {type(sub).__name__} space")
+                else:
+                    ignored.append(key)
+            if not parts:
+                raise ArgumentTypeError(f"ObsEncoder found no Box, Discrete or MultiDiscrete entry in {space}")
+            self.keys, self.ignored, self._parts = tuple(parts), tuple(ignored), list(parts.values())
+        elif isinstance(space, _ARRAY_SPACES):
+            if isinstance(id_counts, Mapping):
+                raise InvalidArgumentError(f"id counts of a {type(space).__name__} observation are a sequence, "
+                                           f"got {id_counts!r}")
+            self._parts = [_ArrayEncoder(space, None if id_counts is None else _counts_of(id_counts, "id_counts"))]
+        else:
+            raise ArgumentTypeError(f"ObsEncoder encodes Box, Discrete, MultiDiscrete and Dict observations, "
+                                    f"got {space}")
+        self.size = sum(part.size for part in self._parts)
+        self.shape = self._parts[0].shape if self.keys is None else None  # of an array observation
+
+    @classmethod
+    def from_env(cls, env: Any) -> ObsEncoder:
+        """The encoder of a vector env's observations: its single observation space and its ``obs_id_counts``."""
+        base = getattr(env, "unwrapped", env)
+        return cls(base.single_observation_space, getattr(base, "obs_id_counts", None))
+
+    @property
+    def id_counts(self) -> IdCounts:
+        """The id counts the encoder was built with (of the encoded entries)."""
+        if self.keys is None:
+            return self._parts[0].id_counts
+        counts = {k: p.id_counts for k, p in zip(self.keys, self._parts, strict=True) if p.id_counts is not None}
+        return counts or None
+
+    @property
+    def encoded_space(self) -> gym.Space:
+        """The space of what is encoded: ``space`` without the entries left out."""
+        if self.keys is None:
+            return self.space
+        return gym.spaces.Dict({k: p.space for k, p in zip(self.keys, self._parts, strict=True)})
+
+    def batch_size(self, obs: Any) -> int:
+        """The number of observations in a batch."""
+        if self.keys is None:
+            return len(obs)
+        return len(obs[self.keys[0]])
+
+    def mismatch(self, obs: Any) -> str | None:
+        """How a batch differs from the observations the encoder was built for, or None when it fits."""
+        if self.keys is None:
+            if isinstance(obs, Mapping) or tuple(np.shape(obs)[1:]) != self.shape:
+                got = f"a dict of {sorted(obs)}" if isinstance(obs, Mapping) else f"{tuple(np.shape(obs)[1:])}"
+                return f"observations of shape {self.shape}; this env's are {got}"
+            return None
+        want = {k: p.shape for k, p in zip(self.keys, self._parts, strict=True)}
+        if not isinstance(obs, Mapping):
+            return f"observations {want}; this env's are arrays of shape {tuple(np.shape(obs)[1:])}"
+        shapes = {k: tuple(np.shape(obs[k])[1:]) for k in self.keys if k in obs}
+        if shapes != want:
+            return f"observations {want}; this env's are {shapes}"
+        return None
+
+    def __call__(self, obs: Any) -> torch.Tensor:
+        """A batch of observations (an array, or a dict of batched entries) as a float tensor (batch, size)."""
+        if self.keys is None:
+            return self._parts[0](obs)
+        return torch.cat([part(obs[key]) for key, part in zip(self.keys, self._parts, strict=True)], dim=1)
+
+
+_ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete)
 
 
 class Agent(nn.Module):
@@ -148,9 +281,9 @@ class Agent(nn.Module):
         return action, logp, entropy, self.value(x)
 
     @torch.no_grad()
-    def greedy(self, obs: np.ndarray, infos: Mapping[str, Any] | None = None) -> np.ndarray:
-        """The greedy policy on a batch of observations, as ``gridsim.evaluate`` calls it."""
-        mask = valid_mask(infos, len(obs), sum(self.nvec))
+    def greedy(self, obs: Any, infos: Mapping[str, Any] | None = None) -> np.ndarray:
+        """The greedy policy on a batch of observations (an array or a dict), as ``gridsim.evaluate`` calls it."""
+        mask = valid_mask(infos, self.encoder.batch_size(obs), sum(self.nvec))
         logits = self.actor(self.encoder(obs))
         if mask is not None:
             logits = logits.masked_fill(~mask, -1e8)
@@ -171,7 +304,9 @@ def valid_mask(infos: Mapping[str, Any] | None, n: int, width: int) -> torch.Ten
 
 
 def _space_entry(space: gym.Space) -> dict[str, Any]:
-    """A Box, Discrete or MultiDiscrete space as tensors, numbers and strings."""
+    """A Box, Discrete, MultiDiscrete or Dict space as tensors, numbers and strings."""
+    if isinstance(space, gym.spaces.Dict):
+        return {"type": "Dict", "spaces": {str(k): _space_entry(sub) for k, sub in space.spaces.items()}}
     if isinstance(space, gym.spaces.Box):
         return {"type": "Box", "shape": list(space.shape), "dtype": str(space.dtype),
                 "low": torch.as_tensor(np.broadcast_to(space.low, space.shape).astype(np.float64).copy()),
@@ -197,7 +332,25 @@ def _space_from_entry(entry: Mapping[str, Any], where: str) -> gym.Space:
     if kind == "MultiDiscrete":
         return gym.spaces.MultiDiscrete(np.asarray(entry["nvec"], np.int64),
                                         start=np.asarray(entry.get("start", [0] * len(entry["nvec"])), np.int64))
+    if kind == "Dict":
+        return gym.spaces.Dict({str(k): _space_from_entry(sub, where) for k, sub in entry["spaces"].items()})
     raise InvalidStateError(f"{where}: unknown space type {kind!r}", field="space")
+
+
+def _id_counts_entry(counts: IdCounts) -> list[int] | dict[str, list[int]] | None:
+    if counts is None:
+        return None
+    if isinstance(counts, Mapping):
+        return {str(k): [int(c) for c in v] for k, v in counts.items()}
+    return [int(c) for c in counts]
+
+
+def _id_counts_from_entry(entry: Any) -> IdCounts:
+    if entry is None:
+        return None
+    if isinstance(entry, Mapping):
+        return {str(k): tuple(int(c) for c in v) for k, v in entry.items()}
+    return tuple(int(c) for c in entry)
 
 
 def save_agent(path: str | os.PathLike, agent: Agent, metadata: Mapping[str, Any] | None = None) -> None:
@@ -213,7 +366,8 @@ def save_agent(path: str | os.PathLike, agent: Agent, metadata: Mapping[str, Any
     checkpoint = {
         "format": CHECKPOINT_FORMAT,
         "format_version": CHECKPOINT_VERSION,
-        "observation_space": _space_entry(agent.encoder.space),
+        "observation_space": _space_entry(agent.encoder.encoded_space),
+        "obs_id_counts": _id_counts_entry(agent.encoder.id_counts),
         "action_space": _space_entry(agent.action_space),
         "hidden": agent.hidden,
         "state_dict": agent.state_dict(),
@@ -249,9 +403,10 @@ def _ppo_args_agent(checkpoint: Mapping[str, Any]) -> Agent:
     envs = gym.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point", **extra, **env_kwargs)
     try:
         obs_space, action_space = envs.single_observation_space, envs.single_action_space
+        id_counts = getattr(envs.unwrapped, "obs_id_counts", None)
     finally:
         envs.close()
-    agent = Agent(ObsEncoder(obs_space), action_space, int(args["hidden"]))
+    agent = Agent(ObsEncoder(obs_space, id_counts), action_space, int(args["hidden"]))
     agent.load_state_dict(checkpoint["model"])
     return agent
 
@@ -280,10 +435,11 @@ def agent_from_checkpoint(checkpoint: Mapping[str, Any], where: str = "<checkpoi
     try:
         obs_space = _space_from_entry(checkpoint["observation_space"], where)
         action_space = _space_from_entry(checkpoint["action_space"], where)
-        agent = Agent(ObsEncoder(obs_space), action_space, int(checkpoint["hidden"]))
+        encoder = ObsEncoder(obs_space, _id_counts_from_entry(checkpoint.get("obs_id_counts")))
+        agent = Agent(encoder, action_space, int(checkpoint["hidden"]))
         agent.load_state_dict(checkpoint["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as e:  # RuntimeError: shapes
-        if isinstance(e, GridSimError):
+        if isinstance(e, InvalidStateError):  # already names the entry
             raise
         raise InvalidStateError(f"{where}: a damaged {CHECKPOINT_FORMAT} checkpoint ({type(e).__name__}: "
                                 f"{str(e).splitlines()[0] if str(e) else ''})", field="state_dict") from e
@@ -316,15 +472,14 @@ class CheckpointPolicy:
     def __repr__(self) -> str:
         return f"{self.path} (greedy)"
 
-    def __call__(self, obs: np.ndarray, infos: Mapping[str, Any]) -> np.ndarray:
+    def __call__(self, obs: Any, infos: Mapping[str, Any]) -> np.ndarray:
         """The greedy actions of a batch; ``infos["action_mask"]`` masks them where given.
 
         Raises:
-            gridsim.InvalidArgumentError: the env's observations are not of the shape the
+            gridsim.InvalidArgumentError: the env's observations are not of the shapes the
                 network was trained on (another env, or other env arguments).
         """
-        shape = self.agent.encoder.shape
-        if tuple(np.shape(obs)[1:]) != tuple(shape):
-            raise InvalidArgumentError(f"{self.path} was trained on observations of shape {tuple(shape)}; this env's "
-                                       f"are {tuple(np.shape(obs)[1:])} (another env, or other env arguments)")
+        mismatch = self.agent.encoder.mismatch(obs)
+        if mismatch is not None:
+            raise InvalidArgumentError(f"{self.path} was trained on {mismatch} (another env, or other env arguments)")
         return self.agent.greedy(obs, infos)

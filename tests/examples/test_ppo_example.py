@@ -44,7 +44,9 @@ def run_ppo(*args: str, tmp_path: Path) -> dict:
     ["--level", "roboman:LiftRed"],                                                   # masked actions
     ["--env-id", "gridsim/Kitchen-open-divider_salad-v0", "--shaping", "item_chopped=0.5"],  # MultiDiscrete
     ["--env-id", "gridsim/Kitchen-open-divider_salad-v0", "--env-kwargs", '{"agent_rows": true}'],
-], ids=["nav", "roboman", "kitchen-joint", "kitchen-agent-rows"])
+    # A dict observation of one-hot ids; 20-step training episodes bootstrap from final_obs dicts.
+    ["--env-id", "gridsim/MiniGrid-DoorKey-5x5-v0", "--train-episode-steps", "20"],
+], ids=["nav", "roboman", "kitchen-joint", "kitchen-agent-rows", "minigrid"])
 def test_ppo_example_trains_and_evaluates(args, tmp_path, capsys):
     result = run_ppo(*args, tmp_path=tmp_path)
     assert result["env_id"] == args[1]
@@ -71,15 +73,16 @@ def saved_agent(ppo, tmp_path, *argv: str):
     args = ppo.parse_args([*argv, "--num-envs", "2", "--hidden", "16", "--checkpoint", str(tmp_path / "agent.pt")])
     envs = ppo.make_envs(args)
     torch.manual_seed(0)
-    agent = ppo.Agent(ppo.ObsEncoder(envs.single_observation_space), envs.single_action_space, args.hidden)
+    agent = ppo.Agent(ppo.ObsEncoder.from_env(envs), envs.single_action_space, args.hidden)
     envs.close()
     ppo.save_checkpoint(agent, args)
     return agent, tmp_path / "agent.pt"
 
 
 @pytest.mark.parametrize("argv", [["--env-id", "gridsim/Nav-four_rooms-v0"], ["--level", "roboman:LiftRed"],
-                                  ["--env-id", "gridsim/Kitchen-open-divider_salad-v0"]],
-                         ids=["nav", "roboman", "kitchen"])
+                                  ["--env-id", "gridsim/Kitchen-open-divider_salad-v0"],
+                                  ["--env-id", "gridsim/MiniGrid-DoorKey-5x5-v0"]],
+                         ids=["nav", "roboman", "kitchen", "minigrid"])
 def test_gridsim_eval_loads_the_examples_checkpoint(ppo, argv, tmp_path, capsys):
     agent, path = saved_agent(ppo, tmp_path, *argv)
     env = argv[1]

@@ -1,0 +1,143 @@
+"""gridsim.tools.torch_agent on MiniGrid observations: the ids one-hot, the dict encoded, checkpoints, evaluation."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gridsim
+from gridsim.cli import main
+from gridsim.tools.policies import load_policy
+
+torch = pytest.importorskip("torch")
+from gridsim.tools import torch_agent  # noqa: E402 - needs torch
+from gridsim.tools.torch_agent import Agent, ObsEncoder  # noqa: E402
+
+DOORKEY = "gridsim/MiniGrid-DoorKey-5x5-v0"
+
+
+def make(env_id: str = DOORKEY, n: int = 4, **kwargs):
+    return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs).unwrapped
+
+
+def test_the_env_declares_its_image_ids():
+    envs = make()
+    assert envs.obs_id_counts == {"image": (11, 6, 3)}
+    assert make(obs_type="image").obs_id_counts == (11, 6, 3)
+    assert make(obs_type="full_image").obs_id_counts == (11, 6, 4)  # the agent's cell: its direction
+    assert make("gridsim/Nav-four_rooms-v0").obs_id_counts is None  # other families declare none
+
+
+def test_image_ids_are_one_hot_per_cell_and_channel():
+    envs = make(obs_type="image")
+    obs, _ = envs.reset(seed=0)
+    encoder = ObsEncoder.from_env(envs)
+    x = encoder(obs)
+    assert x.shape == (4, 7 * 7 * (11 + 6 + 3)) and encoder.size == x.shape[1]
+    cells = x.reshape(4, 49, 20)
+    assert torch.equal(cells.sum(2), torch.full((4, 49), 3.0))  # one id per channel
+    image = torch.as_tensor(obs.reshape(4, 49, 3)).long()
+    assert torch.equal(cells[..., :11].argmax(2), image[..., 0])
+    assert torch.equal(cells[..., 11:17].argmax(2), image[..., 1])
+    assert torch.equal(cells[..., 17:].argmax(2), image[..., 2])
+
+
+def test_the_dict_observation_is_image_and_direction_the_mission_left_out():
+    envs = make()
+    obs, _ = envs.reset(seed=0)
+    encoder = ObsEncoder.from_env(envs)
+    assert encoder.keys == ("direction", "image") and encoder.ignored == ("mission",)
+    x = encoder(obs)
+    assert x.shape == (4, 4 + 980)
+    assert torch.equal(x[:, :4].argmax(1), torch.as_tensor(obs["direction"]))
+    image_only = ObsEncoder.from_env(make(obs_type="image"))
+    assert torch.equal(x[:, 4:], image_only(obs["image"]))
+    # Missions as indices are a Discrete entry: one-hot as well.
+    indexed = ObsEncoder.from_env(make("gridsim/MiniGrid-GoToDoor-5x5-v0", mission_format="index"))
+    assert indexed.keys == ("direction", "image", "mission") and indexed.size == 4 + 980 + 6
+
+
+def test_id_counts_must_fit_the_space():
+    space = make().single_observation_space
+    with pytest.raises(gridsim.InvalidArgumentError, match="does not have"):
+        ObsEncoder(space, {"map": (2,)})
+    with pytest.raises(gridsim.InvalidArgumentError, match="last axis"):
+        ObsEncoder(space["image"], (11, 6))
+    with pytest.raises(gridsim.InvalidArgumentError, match="a MissionSpace space"):
+        ObsEncoder(space, {"mission": (1,)})
+
+
+def saved(tmp_path, **kwargs):
+    envs = make(**kwargs)
+    torch.manual_seed(0)
+    agent = Agent(ObsEncoder.from_env(envs), envs.single_action_space, 16)
+    path = tmp_path / "agent.pt"
+    torch_agent.save_agent(path, agent, metadata={"env_id": DOORKEY})
+    return agent, path
+
+
+@pytest.mark.parametrize("obs_type", ["dict", "image"])
+def test_checkpoints_rebuild_the_encoder(obs_type, tmp_path):
+    agent, path = saved(tmp_path, obs_type=obs_type)
+    checkpoint = torch.load(path, weights_only=True)
+    assert checkpoint["format_version"] == torch_agent.CHECKPOINT_VERSION == 1
+    if obs_type == "dict":
+        assert checkpoint["observation_space"]["type"] == "Dict"
+        assert sorted(checkpoint["observation_space"]["spaces"]) == ["direction", "image"]
+        assert checkpoint["obs_id_counts"] == {"image": [11, 6, 3]}
+    else:
+        assert checkpoint["obs_id_counts"] == [11, 6, 3]
+    rebuilt = torch_agent.load_agent(path)
+    assert rebuilt.encoder.size == agent.encoder.size and rebuilt.encoder.id_counts == agent.encoder.id_counts
+    obs, _ = make(obs_type=obs_type).reset(seed=3)
+    np.testing.assert_array_equal(rebuilt.greedy(obs), agent.greedy(obs))
+
+
+def test_gridsim_eval_runs_a_minigrid_checkpoint(tmp_path, capsys):
+    agent, path = saved(tmp_path)
+    assert main(["eval", DOORKEY, "--policy", str(path), "--seeds", "0:5"]) == 0
+    assert capsys.readouterr().out.startswith(f"{DOORKEY}: policy {path} (greedy)")
+    expected = gridsim.evaluate(agent.greedy, DOORKEY, range(5))
+    loaded = gridsim.evaluate(load_policy(str(path)), DOORKEY, range(5))
+    np.testing.assert_array_equal(loaded["return"], expected["return"])
+    np.testing.assert_array_equal(loaded["length"], expected["length"])
+
+
+def test_a_checkpoint_of_other_observations_is_refused(tmp_path, capsys):
+    _, path = saved(tmp_path)
+    assert main(["eval", "gridsim/Nav-four_rooms-v0", "--policy", str(path), "--seeds", "0:2"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "trained on observations {'direction': (), 'image': (7, 7, 3)}" in err
+    envs = make("gridsim/Nav-four_rooms-v0")
+    torch_agent.save_agent(tmp_path / "nav.pt", Agent(ObsEncoder.from_env(envs), envs.single_action_space, 8))
+    assert main(["eval", DOORKEY, "--policy", str(tmp_path / "nav.pt"), "--seeds", "0:2"]) == 2
+    assert "this env's are a dict of ['direction', 'image', 'mission']" in capsys.readouterr().err
+
+
+def test_evaluate_passes_a_dict_observation_read_only():
+    seen = []
+
+    def policy(obs):
+        seen.append((obs["image"].flags.writeable, obs["direction"].flags.writeable, obs["mission"][0]))
+        return np.full(len(obs["direction"]), 2)
+
+    gridsim.evaluate(policy, DOORKEY, range(2), env_kwargs={"max_episode_steps": 3})
+    assert seen[0] == (False, False, "use the key to open the door and then get to the goal")
+
+
+def test_a_torch_module_gets_a_dict_of_tensors():
+    class Forward(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(()))
+
+        def forward(self, obs):
+            assert isinstance(obs["image"], torch.Tensor) and obs["image"].dtype == torch.float32
+            assert isinstance(obs["mission"], tuple)
+            out = torch.zeros(len(obs["direction"]), 7)
+            out[:, 2] = 1.0
+            return out
+
+    result = gridsim.evaluate(Forward(), DOORKEY, range(2), env_kwargs={"max_episode_steps": 3})
+    assert result["length"].tolist() == [3, 3]
