@@ -331,7 +331,10 @@ def _check(args) -> int:
     envs = []
     try:
         for name in args.ids or gridsim.registered_ids():
-            envs.append((os.fspath(name), make_single(name)))
+            with warnings.catch_warnings():
+                # Gymnasium's notice that a later version of the id exists: check runs every version it is given.
+                warnings.filterwarnings("ignore", message=".*is out of date", category=DeprecationWarning)
+                envs.append((os.fspath(name), make_single(name)))
     except BaseException:
         for _, env in envs:
             env.close()

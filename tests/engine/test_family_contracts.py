@@ -17,6 +17,7 @@ import pytest
 from family_cases import (
     CASES,
     FAMILY_IDS,
+    assert_obs_batch_conforms,
     assert_rollouts_equal,
     family_tests,
     ids_by_family,
@@ -63,8 +64,7 @@ def assert_step_conforms(envs, out):
     """Shapes, dtypes and spaces of one step's outputs."""
     obs, rewards, term, trunc, infos = out
     n = envs.num_envs
-    assert envs.observation_space.contains(obs), "obs outside observation_space"
-    assert obs.shape == (n, *envs.single_observation_space.shape)
+    assert_obs_batch_conforms(envs, obs)
     assert rewards.shape == (n,) and rewards.dtype.kind == "f"
     assert term.shape == (n,) and term.dtype == np.bool_
     assert trunc.shape == (n,) and trunc.dtype == np.bool_

@@ -16,6 +16,11 @@ STATE_CASES = {
                                                 autoreset_mode="Disabled", max_episode_steps=30),
     "minigrid-rgb": lambda: MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0", obs_type="rgb_full", tile_size=3,
                                               autoreset_mode="SameStep", max_episode_steps=8),
+    # The balls' cells live in the task slots, which the step reads and writes; several missions, as indices.
+    "minigrid-obstacles": lambda: MinigridVectorEnv(3, env_name="MiniGrid-Dynamic-Obstacles-6x6-v0",
+                                                    max_episode_steps=12),
+    "minigrid-index": lambda: MinigridVectorEnv(3, env_name="MiniGrid-GoToDoor-5x5-v0", mission_format="index",
+                                                autoreset_mode="SameStep", max_episode_steps=8),
 }
 
 COPY_CASES = {
