@@ -8,6 +8,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector.utils import batch_space
 
 import gridsim.minigrid._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
@@ -212,7 +213,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
             # Tuple(N MissionSpaces) as SyncVectorEnv's; built once (deep copies of one space).
             self.observation_space = gym.spaces.Dict({
                 "direction": gym.spaces.MultiDiscrete(np.full(self.num_envs, 4)),
-                "image": gym.spaces.Box(0, 255, (self.num_envs, *image.shape), image.dtype),
+                "image": batch_space(image, self.num_envs),  # obs_dtype's bounds (a bool image's too)
                 "mission": gym.spaces.Tuple((mission,) * self.num_envs)})
 
     # ------------------------------------------------------------------ seeds and observations

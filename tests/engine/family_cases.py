@@ -2,8 +2,9 @@
 
 Nothing here names a family: a family that has its row in ``gridsim.families.FAMILIES``
 and registers Gymnasium ids gets the engine-wide contract tests (``test_family_contracts.py``)
-for its first ``PER_FAMILY`` ids. The vector env of an id is the one its spec's
-``vector_entry_point`` names.
+for its first ``PER_FAMILY`` ids, or for the ids its ``cases.py`` names in ``REPRESENTATIVE_IDS``
+(where its first ids say little: levels that draw nothing, say). Tests that take one id per
+family take the first. The vector env of an id is the one its spec's ``vector_entry_point`` names.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def family_tests(name: str) -> ModuleType:
     It defines ``ID_COUNT`` (the family's registered ids, pinned), ``STATE_CASES`` (name ->
     a fresh batch whose state the state tests inject), ``COPY_CASES`` (name -> (vector env
     class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
-    (a batch that never terminates, and the action that keeps it so).
+    (a batch that never terminates, and the action that keeps it so); optionally
+    ``REPRESENTATIVE_IDS``, registered ids of the family for the contract tests.
     """
     # Loaded by path under a name of its own: a family may share its name with an installed
     # package (tests/minigrid and the reference package minigrid).
@@ -73,7 +75,17 @@ def ids_by_family() -> dict[str, list[str]]:
     return out
 
 
-FAMILY_IDS: dict[str, list[str]] = {name: ids[:PER_FAMILY] for name, ids in ids_by_family().items()}
+def representative_ids(name: str, ids: list[str]) -> list[str]:
+    """The ids of family ``name`` (registered: ``ids``) that the contract tests run."""
+    chosen = getattr(family_tests(name), "REPRESENTATIVE_IDS", None)
+    if chosen is None:
+        return ids[:PER_FAMILY]
+    strays = [env_id for env_id in chosen if env_id not in ids]
+    assert chosen and not strays, f"{name}: REPRESENTATIVE_IDS {strays or chosen} are not registered ids of the family"
+    return list(chosen)
+
+
+FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
 
 # One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0".
 CASES = [

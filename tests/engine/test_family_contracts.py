@@ -22,6 +22,7 @@ from family_cases import (
     family_tests,
     ids_by_family,
     make_vec,
+    obs_array,
     rollout,
     sample_actions,
 )
@@ -219,6 +220,21 @@ def test_check_env_passes_on_the_single_env(family, env_id):
     assert env.action_space == envs.single_action_space
     env.close()
     envs.close()
+
+
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_single_env_set_state_returns_the_observation_as_step_does(family, env_id):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=5)
+    env.action_space.seed(5)
+    for _ in range(3):
+        obs, *_ = env.step(env.action_space.sample())
+    again, info = env.set_state(env.get_state())  # the state it is in: the same observation
+    assert type(again) is type(obs) and env.observation_space.contains(again) and isinstance(info, dict)
+    if isinstance(obs, dict):  # the same keys in the same order, of the same types
+        assert list(again) == list(obs) and [type(v) for v in again.values()] == [type(v) for v in obs.values()]
+    np.testing.assert_array_equal(obs_array(again), obs_array(obs))
+    env.close()
 
 
 # ------------------------------------------------------------------------------ state dicts
