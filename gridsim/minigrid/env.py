@@ -234,6 +234,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         self._check_generated()
         return out
 
+    @synchronized  # the generators' failures are read in the same hold of the lock as the step
     def step(self, actions):
         """Step every env (see :class:`GridVectorEnv.step`); an autoreset whose generator failed raises."""
         out = super().step(actions)

@@ -98,14 +98,14 @@ class MinigridState(BatchState):
         v.require("grid", v["grid"][..., 2] <= 2, "a state index 0..2", shown=v["grid"][..., 2], part="state")
         contents = v["grid"][..., 3]
         v.require("grid", _contents_ok(contents) & ((contents == 0) | (objects == OBJ["box"])),
-                  "0 (nothing), or in a box 1 + object * 8 + colour of a key, ball or box (41..61)",
+                  "0 (nothing), or in a box 1 + object * 8 + colour of an object 2..9 of colour 0..5",
                   shown=contents, part="contents")
         carried = v["carrying"]
         nothing = carried[:, 0] == OBJ["empty"]
         v.require("carrying", nothing | ((carried[:, 0] >= OBJ["key"]) & (carried[:, 0] <= OBJ["box"])),
                   "nothing (1) or a key, ball or box (5..7)", shown=carried[:, 0])
         v.require("carrying", _contents_ok(carried[:, 3]) & ((carried[:, 3] == 0) | (carried[:, 0] == OBJ["box"])),
-                  "0 (nothing), or a box's contents 1 + object * 8 + colour of a key, ball or box (41..61)",
+                  "0 (nothing), or a box's contents 1 + object * 8 + colour of an object 2..9 of colour 0..5",
                   shown=carried[:, 3], part="contents")
         v.require("carrying", ~nothing[:, None] | (carried[:, 1:3] == 0), "(1, 0, 0, 0) when nothing is carried",
                   shown=carried[:, 1:3])
@@ -140,6 +140,9 @@ class MinigridState(BatchState):
 
 
 def _contents_ok(contents: np.ndarray) -> np.ndarray:
-    """0, or ``1 + object * 8 + colour`` of a key, ball or box of colour 0..5 (what opening a box puts down)."""
+    """0, or ``1 + object * 8 + colour`` of an object a box can hold (wall .. lava) and a colour 0..5.
+
+    Opening the box puts that object down, in the grid's tables.
+    """
     code = contents.astype(np.int64) - 1
-    return (contents == 0) | ((code >> 3 >= OBJ["key"]) & (code >> 3 <= OBJ["box"]) & (code & 7 <= 5))
+    return (contents == 0) | ((code >> 3 >= OBJ["wall"]) & (code >> 3 <= OBJ["lava"]) & (code & 7 <= 5))
