@@ -32,7 +32,9 @@ def family_tests(name: str) -> ModuleType:
     a fresh batch whose state the state tests inject), ``COPY_CASES`` (name -> (vector env
     class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
     (a batch that never terminates, and the action that keeps it so); optionally
-    ``REPRESENTATIVE_IDS``, registered ids of the family for the contract tests.
+    ``REPRESENTATIVE_IDS``, registered ids of the family for the contract tests, and
+    ``ARRAY_OBS_KWARGS``, the keywords that make every part of its observation an array (for the
+    libraries that take nothing else, Stable-Baselines3).
     """
     # Loaded by path under a name of its own: a family may share its name with an installed
     # package (tests/minigrid and the reference package minigrid).
@@ -44,6 +46,11 @@ def family_tests(name: str) -> ModuleType:
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     return sys.modules[module_name]
+
+
+def array_obs_kwargs(name: str) -> dict:
+    """Family ``name``'s keywords for observations of arrays only (none where they are already)."""
+    return dict(getattr(family_tests(name), "ARRAY_OBS_KWARGS", {}))
 
 
 def merged(attribute: str) -> dict:

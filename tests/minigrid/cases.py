@@ -14,6 +14,9 @@ ID_COUNT = 43  # Minigrid's ids without rooms (gridsim.minigrid.MINIGRID_IDS)
 REPRESENTATIVE_IDS = ["gridsim/MiniGrid-DoorKey-5x5-v0", "gridsim/MiniGrid-Dynamic-Obstacles-5x5-v0",
                       "gridsim/MiniGrid-DistShift1-v0"]
 
+# The mission as its index (a Discrete part) instead of a string: every part of the Dict an array.
+ARRAY_OBS_KWARGS = {"mission_format": "index"}
+
 STATE_CASES = {
     "minigrid-doorkey": lambda: MinigridVectorEnv(3, env_name="MiniGrid-DoorKey-5x5-v0", max_episode_steps=9),
     "minigrid-full": lambda: MinigridVectorEnv(2, env_name="MiniGrid-Empty-Random-5x5-v0", obs_type="full",
