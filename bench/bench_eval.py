@@ -42,12 +42,20 @@ from gridsim.tools.benchmark import machine_info  # noqa: E402
 FAMILY_IDS = {name: row.tools.eval_id for name, row in FAMILIES.items() if row.tools.eval_id}
 
 
+def features(obs) -> np.ndarray:
+    """Each row's observation as one flat array; a dict's arrays side by side in key order (its strings left out)."""
+    if isinstance(obs, dict):
+        return np.concatenate([v.reshape(len(v), -1) for _, v in sorted(obs.items()) if isinstance(v, np.ndarray)],
+                              axis=1)
+    return obs.reshape(len(obs), -1)
+
+
 def obs_policy(space):
     """A cheap deterministic numpy policy: a weighted sum of each row's first features, mod n."""
     nvec = np.atleast_1d(space.nvec if hasattr(space, "nvec") else space.n).astype(np.int64)
 
     def policy(obs):
-        flat = obs.reshape(len(obs), -1)[:, :16]
+        flat = features(obs)[:, :16]
         h = (flat * np.arange(3, 3 + flat.shape[1] * 7, 7)[: flat.shape[1]]).sum(axis=1).astype(np.int64)
         if not hasattr(space, "nvec"):
             return h % nvec[0]

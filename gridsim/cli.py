@@ -330,10 +330,10 @@ def _check(args) -> int:
     # error (main prints it), not a traceback after the first results.
     envs = []
     try:
-        with warnings.catch_warnings():
-            if not args.ids:  # every id, older versions too (MiniGrid-MultiRoom-N4-S5-v0): no notice that
-                warnings.filterwarnings("ignore", message=".*is out of date")  # a newer one exists
-            for name in args.ids or gridsim.registered_ids():
+        for name in args.ids or gridsim.registered_ids():
+            with warnings.catch_warnings():
+                # Gymnasium's notice that a later version of the id exists: check runs every version it is given.
+                warnings.filterwarnings("ignore", message=".*is out of date", category=DeprecationWarning)
                 envs.append((os.fspath(name), make_single(name)))
     except BaseException:
         for _, env in envs:

@@ -211,7 +211,9 @@ class GridVectorEnv(VectorEnv):
 
     Returned arrays are fresh on every call unless ``copy=False``, in which case they
     are the internal buffers: valid until the next call, and rewritten by it.
-    Rewards are float32, terminations and truncations ``np.bool_``.
+    Rewards are float32 (the state's ``REWARD_DTYPE``: float64 for a family whose original's
+    rewards are doubles), terminations and truncations ``np.bool_``. An observation is an array,
+    or a dict of arrays and tuples for a family with a ``Dict`` observation space.
 
     Seeding (``reset(seed=...)``): an int ``s`` gives env i the key
     ``SeedSequence([s + i, mixer_seed])`` and starts its episode 0 (it also seeds

@@ -21,6 +21,9 @@ from gridsim.engine.vector import GridVectorEnv, batch_action_masks, parse_autor
 
 __all__ = ["SB3VecEnv"]
 
+# The observation spaces whose values are arrays, as SB3's policies take them (also the parts of a Dict).
+_ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
+
 # Infos that are not per-row arrays of the current step: the terminal step's (read at episode
 # ends), the episode statistics (turned into info["episode"]) and events (length E, not N).
 _NOT_ROW_INFOS = frozenset({"final_obs", "final_info", "episode_stats", "events"})
@@ -37,7 +40,8 @@ class SB3VecEnv(VecEnv):
       ``seed + i``, as ``reset(seed=seed)`` of the gridsim env gives it) and options from
       ``set_options`` apply at the next ``reset()`` and are then forgotten. Without a seed,
       every env continues with its next episode.
-    * ``step`` returns ``(obs, rewards, dones, infos)``: ``dones = terminated | truncated``,
+    * ``step`` returns ``(obs, rewards, dones, infos)``: rewards float32 (as ``DummyVecEnv``'s,
+      also for a family whose rewards are float64), ``dones = terminated | truncated``,
       and an env that is done has already been reset, in the same kernel call, so ``obs``
       holds its new episode's first observation. ``infos`` is a list of N dicts: the gridsim
       env's per-row step infos (gridroboman's ``"action_mask"``), ``"TimeLimit.truncated"``
@@ -54,7 +58,9 @@ class SB3VecEnv(VecEnv):
     :meth:`make` builds an env that way. With the gridsim env's default ``copy=True`` every
     step's observations are an array the kernel wrote in place, handed over without a copy;
     SB3 keeps the previous step's observations, so with ``copy=False`` (reused buffers) the
-    observations and rewards are copied here.
+    observations and rewards are copied here. A ``Dict`` observation (for SB3's
+    ``MultiInputPolicy``) is a dict of (N, ...) arrays; its parts must be arrays, so a part of
+    strings (a MiniGrid mission; ``mission_format="index"`` makes it an index) is refused.
 
     Attributes and methods (``get_attr``, ``set_attr``, ``env_method``) are those of the gridsim
     env, shared by the batch: ``get_attr`` repeats the value for every index, ``set_attr``
@@ -90,7 +96,7 @@ class SB3VecEnv(VecEnv):
 
         Raises:
             TypeError: ``envs`` is not a gridsim vector env.
-            ValueError: it does not autoreset in the same step.
+            ValueError: it does not autoreset in the same step, or its observations are not arrays.
         """
         grid = getattr(envs, "unwrapped", envs)
         if not isinstance(grid, GridVectorEnv):
@@ -102,6 +108,7 @@ class SB3VecEnv(VecEnv):
                 f"autoreset_mode={parse_autoreset_mode(mode).value!r}: build it with autoreset_mode='SameStep', "
                 f"e.g. gym.make_vec(env_id, num_envs=N, autoreset_mode='SameStep') or SB3VecEnv.make(env_id, N)"
             )
+        _check_array_observations(envs.single_observation_space)
         self.envs = envs
         self._grid = grid
         self._actions: np.ndarray | None = None
@@ -150,7 +157,7 @@ class SB3VecEnv(VecEnv):
         self._reset_options()
         self._episode_return[:] = 0
         self._episode_length[:] = 0
-        return obs if self._fresh_outputs else obs.copy()
+        return obs if self._fresh_outputs else _copy_obs(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         """Keep the actions for :meth:`step_wait` (one per env; (N, A) for a joint MultiDiscrete)."""
@@ -162,12 +169,14 @@ class SB3VecEnv(VecEnv):
             raise RuntimeError("step_wait() without step_async(): no actions to step with")
         actions, self._actions = self._actions, None
         obs, rewards, terminated, truncated, infos = self.envs.step(actions)
-        if not self._fresh_outputs:
-            obs, rewards = obs.copy(), rewards.copy()
-        dones = terminated | truncated
         if self._own_stats:
             self._episode_return += rewards
             self._episode_length += 1
+        if not self._fresh_outputs:
+            obs = _copy_obs(obs)
+        # float32 as DummyVecEnv's reward buffer (a family's float64 rewards are cast; copied from a reused buffer).
+        rewards = rewards.astype(np.float32, copy=not self._fresh_outputs)
+        dones = terminated | truncated
         row_infos = self._row_infos(infos)
         ended = np.flatnonzero(dones)
         if len(ended):
@@ -287,6 +296,23 @@ class SB3VecEnv(VecEnv):
 
 
 _MISSING = object()
+
+
+def _check_array_observations(space: gym.Space):
+    """An observation space SB3 takes: one of arrays, or a Dict whose parts are (ValueError otherwise)."""
+    parts = space.spaces if isinstance(space, gym.spaces.Dict) else {"": space}
+    for key, part in parts.items():
+        if not isinstance(part, _ARRAY_SPACES):
+            where = f"observation part {key!r}" if key else "the observation"
+            raise ValueError(f"SB3 takes observations of arrays; {where} is {part}: make the env with array "
+                             "observations (a MiniGrid env: mission_format='index' or obs_type='image')")
+
+
+def _copy_obs(obs):
+    """A copy of an observation batch SB3 may keep (a dict: of each array)."""
+    if isinstance(obs, Mapping):
+        return {k: np.array(v, copy=True) for k, v in obs.items()}
+    return obs.copy()
 
 
 def _takes_index(method) -> bool:

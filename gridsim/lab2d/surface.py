@@ -233,8 +233,9 @@ class LevelApi:
         """One kernel step of every env without autoreset; returns ``(cont, reward)``.
 
         ``cont`` is bool (N,), False where the episode ended (terminated or truncated);
-        ``reward`` float32 (N,). Actions: ``discrete`` int (N, len(discrete_action_spec()))
-        (or (N,) for one component), ``continuous`` float (N, len(continuous_action_spec())).
+        ``reward`` (N,) of the state's ``REWARD_DTYPE`` (float32, or float64). Actions: ``discrete``
+        int (N, len(discrete_action_spec())) (or (N,) for one component), ``continuous`` float
+        (N, len(continuous_action_spec())).
         ``text`` (N,) strings go to the level's ``on_text_actions`` first.
 
         Raises:

@@ -8,6 +8,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector.utils import batch_space
 
 import gridsim.minigrid._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
@@ -87,7 +88,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     ``tile_size`` (ts, 1..64; default 8, as the wrappers') pixels per cell: the view as the
     agent sees it (facing up, unseen cells empty), or the world with the cells the agent
     sees lightened (``gridsim.minigrid.render``).
-    ``mission_format="index"`` returns each mission as its index in :attr:`missions` (an int16
+    ``mission_format="index"`` returns each mission as its index in :attr:`missions` (an int64
     array) instead of strings. :attr:`obs_id_counts` declares the image's channels as
     categories: 11 objects, 6 colours, 3 states (4 in a full view, where the agent's cell holds
     its direction).
@@ -212,7 +213,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
             # Tuple(N MissionSpaces) as SyncVectorEnv's; built once (deep copies of one space).
             self.observation_space = gym.spaces.Dict({
                 "direction": gym.spaces.MultiDiscrete(np.full(self.num_envs, 4)),
-                "image": gym.spaces.Box(0, 255, (self.num_envs, *image.shape), image.dtype),
+                "image": batch_space(image, self.num_envs),  # obs_dtype's bounds (a bool image's too)
                 "mission": gym.spaces.Tuple((mission,) * self.num_envs)})
 
     # ------------------------------------------------------------------ seeds and observations
@@ -233,6 +234,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         self._check_generated()
         return out
 
+    @synchronized  # the generators' failures are read in the same hold of the lock as the step
     def step(self, actions):
         """Step every env (see :class:`GridVectorEnv.step`); an autoreset whose generator failed raises."""
         out = super().step(actions)
@@ -247,9 +249,9 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
                               "(Minigrid raises RecursionError here)", env=int(failed[0]), code=-1)
 
     def _missions_of(self, index: np.ndarray):
-        """Mission strings (a tuple) or indices (a copy) of the given mission indices."""
+        """Mission strings (a tuple) or indices (int64, as the space's Discrete) of the given mission indices."""
         if self.mission_format == "index":
-            return index.copy()
+            return index.astype(np.int64)
         cache = self._mission_cache
         if len(self.missions) == 1:  # every row has the id's one mission
             if cache is None or len(cache[1]) != len(index):
@@ -283,6 +285,13 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
                 for k, r in enumerate(np.asarray(rows).tolist())]
 
     # ------------------------------------------------------------------ state access
+
+    # The fields' parts -> the get_state keys that hold them, for set_state's messages.
+    STATE_LABELS = {"agent.pos": "agent_pos", "agent.dir": "agent_dir", "grid.object": "grid",
+                    "grid.colour": "grid", "grid.state": "grid", "grid.contents": "contents",
+                    "carrying.contents": "carrying_contents",
+                    "bitgen": "bit_generator", "bitgen.has_uint32": "bit_generator",
+                    "bitgen.uinteger": "bit_generator", "task.count": "task", "task.balls": "task"}
 
     @synchronized
     def get_state(self, index: int = 0) -> dict[str, Any]:
@@ -395,48 +404,59 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
     if "contents" in state:
         contents = np.asarray(state["contents"])
         if contents.shape != (W, H) or contents.dtype.kind not in "iu":
-            v.fail("grid", 0, f"contents must be an integer array of shape ({W}, {H})", "contents")
+            v.fail("grid", 0, f"must be an integer array of shape ({W}, {H})", "contents")
+        if contents.min() < 0 or contents.max() > 255:  # before the uint8 cells would wrap them
+            v.fail("grid", 0, "values are 0..255", "contents")
         v["grid"][0, ..., 3] = contents.T
     if "agent_pos" in state:
         pos = state["agent_pos"]
-        if not isinstance(pos, (tuple, list, np.ndarray)) or len(pos) != 2:
-            v.fail("agent", 0, f"agent_pos must be (x, y), got {brief(pos)}")
-        v.put_int("agent", pos[0], 0)
-        v.put_int("agent", pos[1], 1)
+        if not _sequence_of(pos, 2):
+            v.fail("agent", 0, f"must be (x, y), got {brief(pos)}", "pos")
+        v.put_int("agent", pos[0], 0, part="pos")
+        v.put_int("agent", pos[1], 1, part="pos")
     if "agent_dir" in state:
-        v.put_int("agent", state["agent_dir"], 2)
+        v.put_int("agent", state["agent_dir"], 2, part="dir")
     if "carrying" in state:
         carried = state["carrying"]
         if carried is None:
             v["carrying"][0] = (_kernel.MINIGRID_OBJECTS["empty"], 0, 0, 0)
         else:
-            if not isinstance(carried, (tuple, list, np.ndarray)) or len(carried) != 3:
+            if not _sequence_of(carried, 3):
                 v.fail("carrying", 0, f"must be None or (object, colour, state), got {brief(carried)}")
             for k in range(3):
                 v.put_int("carrying", carried[k], k)
     if "carrying_contents" in state:
-        v.put_int("carrying", state["carrying_contents"], 3)
+        v.put_int("carrying", state["carrying_contents"], 3, part="contents")
     if "step_count" in state:
         v.put_int("step_count", state["step_count"])
     if "mission" in state:
-        if state["mission"] not in env.missions:
+        if not isinstance(state["mission"], str) or state["mission"] not in env.missions:
             v.fail("mission", 0, f"must be one of {list(env.missions)}, got {brief(state['mission'])}")
         v.put_int("mission", env.missions.index(state["mission"]))
     if "task" in state:
-        task = list(state["task"])
-        if len(task) > v["task"].shape[1]:
-            v.fail("task", 0, f"holds at most {v['task'].shape[1]} values")
+        task = state["task"]
+        if not _sequence_of(task, None) or len(task) > v["task"].shape[1]:
+            v.fail("task", 0, f"must be a sequence of at most {v['task'].shape[1]} integers, got {brief(task)}")
         for k, value in enumerate(task):
             v.put_int("task", value, k)
     if "bit_generator" in state:
         try:
             v["bitgen"][0] = from_numpy_state(state["bit_generator"])
         except (TypeError, ValueError, KeyError) as e:
-            v.fail("bitgen", 0, f"bit_generator must be a PCG64 state dict: {e}")
+            v.fail("bitgen", 0, f"must be a PCG64 state dict: {e}")
         # The env now has this generator: an unseeded reset continues it, as Minigrid's reset() does
         # (an env never seeded would otherwise start from OS entropy).
         v["seeded"][0] = True
         v["reseed"][0] = False
+
+
+def _sequence_of(value: Any, length: int | None) -> bool:
+    """A tuple, list or 1-d array (of ``length`` items, None: any number)."""
+    if isinstance(value, np.ndarray):
+        ok = value.ndim == 1
+    else:
+        ok = isinstance(value, (tuple, list))
+    return ok and (length is None or len(value) == length)
 
 
 class MinigridEnv(SingleEnvView):

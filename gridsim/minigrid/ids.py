@@ -53,10 +53,13 @@ class MinigridSpec:
 
     @property
     def config(self) -> dict:
-        """What the kernel reads (``MgConfig``), with the view size filled in by the env."""
+        """What the kernel reads (``MgConfig``), with the view size filled in by the env.
+
+        ``num_missions`` is for the state's checks (the kernel does not read it).
+        """
         return {"gen": _kernel.MINIGRID_GENERATORS[self.generator], "width": self.width, "height": self.height,
                 "max_steps": self.max_steps, "see_through_walls": int(self.see_through_walls),
-                "params": tuple(self.params)}
+                "params": tuple(self.params), "num_missions": len(self.missions)}
 
 
 GOAL = ("get to the green goal square",)

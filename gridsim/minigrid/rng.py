@@ -7,6 +7,7 @@ reads one. :func:`seeded` is ``Generator(PCG64(SeedSequence(seed)))``'s state, c
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,13 +29,23 @@ def to_numpy_state(row: np.ndarray) -> dict[str, Any]:
 
 def from_numpy_state(state: Mapping[str, Any]) -> np.ndarray:
     """A kernel row from a ``PCG64().state`` dict; ValueError, TypeError or KeyError if it is not one."""
-    if state.get("bit_generator") != "PCG64":
-        raise ValueError(f"not a PCG64 state: bit_generator is {state.get('bit_generator')!r}")
-    s, inc = int(state["state"]["state"]), int(state["state"]["inc"])
-    has, cached = int(state["has_uint32"]), int(state["uinteger"])
+    if not isinstance(state, Mapping) or not isinstance(state.get("state"), Mapping):
+        raise TypeError("a PCG64 state is a dict such as numpy.random.PCG64().state")
+    name = state.get("bit_generator")
+    if not isinstance(name, str) or name != "PCG64":
+        raise ValueError(f"not a PCG64 state: bit_generator is {name!r}")
+    s, inc = _integer(state["state"]["state"], "state"), _integer(state["state"]["inc"], "inc")
+    has, cached = _integer(state["has_uint32"], "has_uint32"), _integer(state["uinteger"], "uinteger")
     if not (0 <= s < 1 << 128 and 0 <= inc < 1 << 128 and inc % 2 == 1 and has in (0, 1) and 0 <= cached <= 0xFFFFFFFF):
         raise ValueError("state and inc are below 2**128 with inc odd, has_uint32 0 or 1, uinteger 32-bit")
     return np.array([s >> 64, s & MASK64, inc >> 64, inc & MASK64, has, cached], np.uint64)
+
+
+def _integer(value: Any, name: str) -> int:
+    # A float or a bool is no generator word (int() would truncate it silently).
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    return int(value)
 
 
 def seeded(seed: int) -> np.ndarray:

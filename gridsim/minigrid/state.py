@@ -83,7 +83,12 @@ class MinigridState(BatchState):
         self.carrying[:, 0] = OBJ["empty"]
 
     def check_own(self, v: StateView):
-        """Cells and the carried object in Minigrid's tables, the agent inside the grid."""
+        """Cells and the carried object in Minigrid's tables, the agent inside the grid, missions of the id.
+
+        The kernel reads these without checking them again: a box's contents become a cell when
+        it opens, the carried object one when it is dropped, and Dynamic-Obstacles moves the
+        balls its task slots list (cells it writes).
+        """
         W, H = self.config["width"], self.config["height"]
         v.in_range("grid", 0, 255, "(a cell byte)")
         objects = v["grid"][..., 0]
@@ -91,15 +96,53 @@ class MinigridState(BatchState):
                   shown=objects, part="object")
         v.require("grid", v["grid"][..., 1] <= 5, "a colour index 0..5", shown=v["grid"][..., 1], part="colour")
         v.require("grid", v["grid"][..., 2] <= 2, "a state index 0..2", shown=v["grid"][..., 2], part="state")
-        carried = v["carrying"][:, 0]
-        v.require("carrying", (carried == OBJ["empty"]) | ((carried >= OBJ["key"]) & (carried <= OBJ["box"])),
-                  "nothing (1) or a key, ball or box (5..7)", shown=carried)
-        v.in_range("agent", 0, max(W, H) - 1, "(x, y inside the grid; direction 0..3)")
-        v.require("agent", (v["agent"][:, 0] < W) & (v["agent"][:, 1] < H) & (v["agent"][:, 2] <= 3),
-                  f"x < {W}, y < {H}, direction 0..3", shown=v["agent"])
+        contents = v["grid"][..., 3]
+        v.require("grid", _contents_ok(contents) & ((contents == 0) | (objects == OBJ["box"])),
+                  "0 (nothing), or in a box 1 + object * 8 + colour of an object 2..9 of colour 0..5",
+                  shown=contents, part="contents")
+        carried = v["carrying"]
+        nothing = carried[:, 0] == OBJ["empty"]
+        v.require("carrying", nothing | ((carried[:, 0] >= OBJ["key"]) & (carried[:, 0] <= OBJ["box"])),
+                  "nothing (1) or a key, ball or box (5..7)", shown=carried[:, 0])
+        v.require("carrying", _contents_ok(carried[:, 3]) & ((carried[:, 3] == 0) | (carried[:, 0] == OBJ["box"])),
+                  "0 (nothing), or a box's contents 1 + object * 8 + colour of an object 2..9 of colour 0..5",
+                  shown=carried[:, 3], part="contents")
+        v.require("carrying", ~nothing[:, None] | (carried[:, 1:3] == 0), "(1, 0, 0, 0) when nothing is carried",
+                  shown=carried[:, 1:3])
+        v.require("carrying", carried[:, 1:3] <= np.array([5, 2]), "a colour 0..5 and a state 0..2",
+                  shown=carried[:, 1:3])
+        agent = v["agent"]
+        v.in_range("agent", 0, W - 1, "(x inside the grid)", values=agent[:, 0], part="pos")
+        v.in_range("agent", 0, H - 1, "(y inside the grid)", values=agent[:, 1], part="pos")
+        v.in_range("agent", 0, 3, "(a direction)", values=agent[:, 2], part="dir")
+        # The observation's mission and direction are returned as they are (the id's mission list indexed).
+        last = self.config["num_missions"] - 1
+        for name in ("mission", "obs_mission", "final_mission"):
+            v.in_range(name, 0, last, "(an index into the id's missions)")
+        for name in ("obs_dir", "final_dir"):
+            v.in_range(name, 0, 3, "(a direction)")
+        if self.config["gen"] == _kernel.MINIGRID_GENERATORS["dynamic_obstacles"]:
+            task = v["task"]
+            most = (_kernel.MINIGRID_TASK_SLOTS - 1) // 2
+            v.in_range("task", 0, most, "(the number of balls)", values=task[:, 0], part="count")
+            xs, ys = task[:, 1:2 * most + 1:2], task[:, 2:2 * most + 2:2]
+            listed = np.arange(most)[None, :] < task[:, :1]
+            v.require("task", ~listed | ((xs >= 0) & (xs < W)), f"each listed ball's x in 0..{W - 1}", shown=xs,
+                      part="balls")
+            v.require("task", ~listed | ((ys >= 0) & (ys < H)), f"each listed ball's y in 0..{H - 1}", shown=ys,
+                      part="balls")
         bitgen = v["bitgen"]
         v.require("bitgen", (bitgen[:, 3] % 2 == 1) | ~bitgen.any(axis=1),
                   "a PCG64 state with an odd increment (or all zero: never seeded)", shown=bitgen[:, 3])
         v.in_range("bitgen", 0, 1, "(has_uint32 is 0 or 1)", values=bitgen[:, 4], part="has_uint32")
         v.require("bitgen", bitgen[:, 5] <= 0xFFFFFFFF, "a 32-bit cached half (uinteger)", shown=bitgen[:, 5],
                   part="uinteger")
+
+
+def _contents_ok(contents: np.ndarray) -> np.ndarray:
+    """0, or ``1 + object * 8 + colour`` of an object a box can hold (wall .. lava) and a colour 0..5.
+
+    Opening the box puts that object down, in the grid's tables.
+    """
+    code = contents.astype(np.int64) - 1
+    return (contents == 0) | ((code >> 3 >= OBJ["wall"]) & (code >> 3 <= OBJ["lava"]) & (code & 7 <= 5))

@@ -2,14 +2,16 @@
 
 Nothing here names a family: a family that has its row in ``gridsim.families.FAMILIES``
 and registers Gymnasium ids gets the engine-wide contract tests (``test_family_contracts.py``)
-for its first ``PER_FAMILY`` ids. The vector env of an id is the one its spec's
-``vector_entry_point`` names.
+for its first ``PER_FAMILY`` ids, or for the ids its ``cases.py`` names in ``REPRESENTATIVE_IDS``
+(where its first ids say little: levels that draw nothing, say). Tests that take one id per
+family take the first. The vector env of an id is the one its spec's ``vector_entry_point`` names.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -29,7 +31,10 @@ def family_tests(name: str) -> ModuleType:
     It defines ``ID_COUNT`` (the family's registered ids, pinned), ``STATE_CASES`` (name ->
     a fresh batch whose state the state tests inject), ``COPY_CASES`` (name -> (vector env
     class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
-    (a batch that never terminates, and the action that keeps it so).
+    (a batch that never terminates, and the action that keeps it so); optionally
+    ``REPRESENTATIVE_IDS``, registered ids of the family for the contract tests, and
+    ``ARRAY_OBS_KWARGS``, the keywords that make every part of its observation an array (for the
+    libraries that take nothing else, Stable-Baselines3).
     """
     # Loaded by path under a name of its own: a family may share its name with an installed
     # package (tests/minigrid and the reference package minigrid).
@@ -41,6 +46,11 @@ def family_tests(name: str) -> ModuleType:
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     return sys.modules[module_name]
+
+
+def array_obs_kwargs(name: str) -> dict:
+    """Family ``name``'s keywords for observations of arrays only (none where they are already)."""
+    return dict(getattr(family_tests(name), "ARRAY_OBS_KWARGS", {}))
 
 
 def merged(attribute: str) -> dict:
@@ -72,7 +82,17 @@ def ids_by_family() -> dict[str, list[str]]:
     return out
 
 
-FAMILY_IDS: dict[str, list[str]] = {name: ids[:PER_FAMILY] for name, ids in ids_by_family().items()}
+def representative_ids(name: str, ids: list[str]) -> list[str]:
+    """The ids of family ``name`` (registered: ``ids``) that the contract tests run."""
+    chosen = getattr(family_tests(name), "REPRESENTATIVE_IDS", None)
+    if chosen is None:
+        return ids[:PER_FAMILY]
+    strays = [env_id for env_id in chosen if env_id not in ids]
+    assert chosen and not strays, f"{name}: REPRESENTATIVE_IDS {strays or chosen} are not registered ids of the family"
+    return list(chosen)
+
+
+FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
 
 # One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0".
 CASES = [
@@ -94,17 +114,77 @@ def sample_actions(envs, steps: int, seed: int) -> np.ndarray:
     return np.stack([np.asarray(envs.action_space.sample()) for _ in range(steps)])
 
 
+def obs_array(obs) -> np.ndarray:
+    """An observation, or a batch of them, as one fresh array to stack, index by row and compare.
+
+    An array is copied as it is. A dict (a Gymnasium ``Dict`` observation) becomes a structured
+    array with one field per key, in sorted order as the ``Dict`` space keeps them, of the
+    batch's shape ((N,), or () for one observation): the single env's and the vector env's
+    dicts then compare whatever their key order. Strings are kept as objects, so that batches
+    of strings of different lengths still stack.
+    """
+    if not isinstance(obs, Mapping):
+        return np.array(obs, copy=True)
+    values = {}
+    for key in sorted(obs):
+        v = np.asarray(obs[key])
+        values[key] = v.astype(object) if v.dtype.kind in "US" else v
+    # The batch's shape: what the values' shapes have in common (a row's own shape follows it).
+    shapes = [v.shape for v in values.values()]
+    lead = 0
+    while all(len(s) > lead and s[lead] == shapes[0][lead] for s in shapes):
+        lead += 1
+    shape = shapes[0][:lead]
+    out = np.empty(shape, [(key, v.dtype, v.shape[lead:]) for key, v in values.items()])
+    for key, v in values.items():
+        out[key] = v
+    return out
+
+
+def batch_of_one(obs):
+    """A single env's observation as the batch of one a vector env returns: arrays with a leading
+    axis of 1; a dict part by part (a string in a tuple of one)."""
+    if isinstance(obs, Mapping):
+        return {k: (v,) if isinstance(v, str) else np.asarray(v)[None] for k, v in obs.items()}
+    return np.asarray(obs)[None]
+
+
+def assert_obs_batch_conforms(envs, obs):
+    """A batch of observations in ``observation_space``, each part of the shape and dtype of its space.
+
+    An array has the batch's shape (N, *single shape); a ``Dict`` observation is checked key by
+    key: parts of a space of fixed shape (``Box``, ``Discrete``) as such arrays of the space's
+    dtype, the others (strings) as a tuple of N members of their space.
+    """
+    n = envs.num_envs
+    space = envs.single_observation_space
+    assert envs.observation_space.contains(obs), "obs outside observation_space"
+    if not isinstance(space, gym.spaces.Dict):
+        assert obs.shape == (n, *space.shape)
+        return
+    assert isinstance(obs, dict) and set(obs) == set(space.spaces), f"obs keys {list(obs)}"
+    for key, part in space.spaces.items():
+        value = obs[key]
+        if part.shape is not None:
+            assert isinstance(value, np.ndarray), f"obs[{key!r}] is a {type(value).__name__}"
+            assert value.shape == (n, *part.shape) and value.dtype == part.dtype, \
+                f"obs[{key!r}]: {value.shape} {value.dtype}, its space {part}"
+        else:
+            assert isinstance(value, tuple) and len(value) == n, f"obs[{key!r}] is not a tuple of {n}"
+            assert all(part.contains(v) for v in value), f"obs[{key!r}] outside {part}"
+
+
 def rollout(envs, actions: np.ndarray, seed) -> dict[str, np.ndarray]:
-    """Reset with ``seed`` (None: continue as it stands) and play ``actions``; stack every output."""
-    if seed is not None:
-        obs0, _ = envs.reset(seed=seed)
-        obs0 = np.array(obs0, copy=True)
-    else:
-        obs0 = None
+    """Reset with ``seed`` (None: continue as it stands) and play ``actions``; stack every output.
+
+    Observations are stacked as :func:`obs_array` gives them.
+    """
+    obs0 = obs_array(envs.reset(seed=seed)[0]) if seed is not None else None
     out = {"obs": [], "rewards": [], "terminations": [], "truncations": []}
     for a in actions:
         obs, rew, term, trunc, _ = envs.step(a)
-        for k, v in zip(out, (obs, rew, term, trunc), strict=True):
+        out["obs"].append(obs_array(obs))
+        for k, v in zip(("rewards", "terminations", "truncations"), (rew, term, trunc), strict=True):
             out[k].append(np.array(v, copy=True))
     result = {k: np.stack(v) for k, v in out.items()}
     result["reset_obs"] = obs0

@@ -19,6 +19,7 @@ from engine.state_digest import digest
 from gridsim.engine.statefile import decode_seeds
 from gridsim.errors import GridSimError, InvalidArgumentError, InvalidStateError
 from gridsim.kitchen.env import KitchenVectorEnv
+from gridsim.minigrid.env import MinigridVectorEnv
 from gridsim.nav.env import NavEnv, NavVectorEnv
 from gridsim.roboman.env import RobomanVectorEnv
 
@@ -154,7 +155,11 @@ def set_state_cases():
         s["t"] = 5
         return s
 
-    return {"nav": nav, "roboman": roboman, "kitchen": kitchen}
+    def minigrid(envs):
+        s = envs.get_state(1)
+        return dict(s, agent_dir=(s["agent_dir"] + 1) % 4, step_count=2)
+
+    return {"nav": nav, "roboman": roboman, "kitchen": kitchen, "minigrid": minigrid}
 
 
 @pytest.mark.parametrize("env_id", FAMILY_CASES)
@@ -263,6 +268,16 @@ def roboman_states(env, v):
     return out
 
 
+def minigrid_states(env, v):
+    base = env.get_state(0)
+    bit_generator = copy.deepcopy(base["bit_generator"])
+    bit_generator["state"]["inc"] = v
+    return [dict(base, step_count=v), dict(base, agent_pos=(v, 1)), dict(base, agent_dir=v),
+            dict(base, carrying=(v, 0, 0)), dict(base, carrying_contents=v), dict(base, task=(v,)),
+            dict(base, bit_generator=bit_generator), dict(base, grid=np.full(base["grid"].shape, v, object)),
+            dict(base, contents=np.full(base["contents"].shape, v, object))]
+
+
 def kitchen_states(env, v):
     base = env.get_state(0)
     item = env.level.tables.item_names[1]
@@ -277,12 +292,14 @@ def kitchen_states(env, v):
 
 @pytest.mark.parametrize("value", HUGE, ids=["1e400", "2**100000", "-1e400"])
 def test_numbers_past_every_range_are_invalid_states(value):
-    envs = [NavVectorEnv(2, world_map="#####\n#S  #\n#####"), RobomanVectorEnv(2), KitchenVectorEnv(2)]
+    envs = [NavVectorEnv(2, world_map="#####\n#S  #\n#####"), RobomanVectorEnv(2), KitchenVectorEnv(2),
+            MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0")]
     for e in envs:
         e.reset(seed=0)
     cases = [(envs[0], s) for s in nav_states(value)]
     cases += [(envs[1], s) for s in roboman_states(envs[1], value)]
     cases += [(envs[2], s) for s in kitchen_states(envs[2], value)]
+    cases += [(envs[3], s) for s in minigrid_states(envs[3], value)]
     for e, state in cases:
         before = snapshot(e)
         with pytest.raises(InvalidStateError):
@@ -290,9 +307,11 @@ def test_numbers_past_every_range_are_invalid_states(value):
         assert snapshot(e) == before
 
 
-@pytest.mark.parametrize("key,env_index", [("state.agent.pos", 0), ("state.timer", 1), ("state.objects.red.pos", 1)])
+@pytest.mark.parametrize("key,env_index", [("state.agent.pos", 0), ("state.timer", 1), ("state.objects.red.pos", 1),
+                                           ("state.agent.pos", 2)])
 def test_state_properties_refuse_numbers_past_every_range(key, env_index):
-    e = [NavVectorEnv(2, world_map="#####\n#S  #\n#####"), RobomanVectorEnv(2)][env_index]
+    e = [NavVectorEnv(2, world_map="#####\n#S  #\n#####"), RobomanVectorEnv(2),
+         MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0")][env_index]
     e.reset(seed=0)
     before = snapshot(e)
     for text in ("1" * 400, "1" * 5000, "1e400", "-" + "9" * 400):

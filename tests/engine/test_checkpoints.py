@@ -18,7 +18,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from engine.family_cases import merged
+from engine.family_cases import merged, obs_array
 from fuzz.state_cases import states_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,7 +53,7 @@ def rollout(envs, steps: int = 10) -> list:
     out = []
     for _ in range(steps):
         obs, rew, term, trunc, _ = envs.step(envs.action_space.sample())
-        out.append((obs.copy(), rew.copy(), term.copy(), trunc.copy(), envs.events_batch()))
+        out.append((obs_array(obs), rew.copy(), term.copy(), trunc.copy(), envs.events_batch()))
     return out
 
 

@@ -131,6 +131,7 @@ def test_two_threads_stepping_lose_no_update(env_id, copy_outputs):
         steps[digest(twin.step(actions)[:4])] += 1
         states[digest(twin.state_dict())] = j
     got: Counter = Counter()
+    counting = threading.Lock()  # Counter's += is no atomic update
     seen: list[str] = []
     errors: list[BaseException] = []
     done = threading.Event()
@@ -140,7 +141,9 @@ def test_two_threads_stepping_lose_no_update(env_id, copy_outputs):
             for _ in range(K):
                 out = envs.step(actions)[:4]
                 if copy_outputs:  # fresh arrays: they are the caller's, whatever other threads do
-                    got[digest(out)] += 1
+                    key = digest(out)
+                    with counting:
+                        got[key] += 1
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 

@@ -119,7 +119,7 @@ def test_state_dict_savez_checkpoint_continues_bit_identically(family, tmp_path)
     assert_same(run(fresh, actions), run(env, actions))
 
 
-@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_kernel_refuses_pickling(family):
     env = make_vec(family)
     with pytest.raises(TypeError, match="cannot pickle"):

@@ -19,6 +19,9 @@ import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
 from gridsim.families import FAMILIES
 
+# Every registered id runs, older versions beside newer ones (Gymnasium's notice for those).
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+
 PIXELWORLD_IDS = ["gridsim/PixelWorld-room1_small-v0", "gridsim/PixelWorld-room2_small-v0",
                   "gridsim/PixelWorld-room3_small-v0", "gridsim/PixelWorld-room4_small-v0",
                   "gridsim/PixelWorld-room5_medium-v0", "gridsim/PixelWorld-room5_medium_walls-v0"]

@@ -14,6 +14,7 @@ import gridsim
 import gridsim.engine.settings
 import gridsim.kitchen.env
 import gridsim.make
+import gridsim.minigrid.env
 import gridsim.nav.env
 import gridsim.nav.sampler
 import gridsim.registry
@@ -42,6 +43,7 @@ def documented_ids() -> list[str]:
 
 
 @pytest.mark.parametrize("module", [gridsim, gridsim.nav.env, gridsim.roboman.env, gridsim.kitchen.env,
+                                    gridsim.minigrid.env,
                                     gridsim.nav.sampler, gridsim.engine.settings, gridsim.registry,
                                     gridsim.tools.record, gridsim.tools.evaluate, gridsim.tools.policies,
                                     # the module: the package's `make` attribute is the function

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import warnings
+import zlib
+from collections.abc import Mapping
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from engine.family_cases import CASES, FAMILY_IDS
+from engine.family_cases import CASES, FAMILY_IDS, batch_of_one
 
 import gridsim
 from gridsim.cli import main, parse_seeds
@@ -29,8 +31,16 @@ def _actions_from_hash(h: np.ndarray, space) -> np.ndarray:
     return np.stack([((h >> np.uint64(8 * j)) % n).astype(np.int64) for j, n in enumerate(nvec)], axis=1)
 
 
-def _obs_hash(obs: np.ndarray) -> np.ndarray:
-    """A hash of each row's observation bytes (uint64, wrapping)."""
+def _obs_hash(obs) -> np.ndarray:
+    """A hash of each row's observation bytes (uint64, wrapping); of a dict, its parts' in key order."""
+    if isinstance(obs, Mapping):
+        h = np.zeros(len(obs[next(iter(obs))]), np.uint64)
+        for key in sorted(obs):
+            part = obs[key]
+            if isinstance(part, tuple):  # strings, each alone: a row's hash never depends on the others
+                part = np.array([zlib.crc32(str(x).encode()) for x in part], np.uint64)
+            h = (h * np.uint64(0x100000001B3)) ^ _obs_hash(np.asarray(part))
+        return h
     b = np.ascontiguousarray(obs).reshape(len(obs), -1).view(np.uint8).astype(np.uint64)
     h = (b * (np.arange(1, b.shape[1] + 1, dtype=np.uint64) * np.uint64(2654435761))).sum(axis=1)
     return h ^ (h >> np.uint64(17))
@@ -58,7 +68,7 @@ def single_episode(env_id: str, seed: int, policy, **kwargs) -> tuple[float, int
     total, t = 0.0, 0
     takes_infos = not getattr(policy, "__code__", None) or policy.__code__.co_argcount == 2
     while True:
-        batch = np.asarray(obs)[None]
+        batch = batch_of_one(obs)
         if takes_infos:
             infos = {k: np.asarray(v)[None] for k, v in info.items()}
             infos.update(episode_seed=np.array([seed], np.uint64), episode_step=np.array([t]))
@@ -492,6 +502,23 @@ def test_evaluate_torch_module(tmp_path):
     kitchen = "gridsim/Kitchen-open-divider_salad-v0"
     knet = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(7 * 7 * 22, 10))
     assert len(gridsim.evaluate(knet, kitchen, [0, 1], num_envs=2)) == 2
+    # A Dict observation reaches the module as a dict of tensors (its strings as they are).
+    image_net = torch.nn.Linear(7 * 7 * 3, 7)
+
+    class DictNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = image_net
+
+        def forward(self, obs):
+            assert isinstance(obs["direction"], torch.Tensor) and isinstance(obs["mission"], tuple)
+            return self.net(obs["image"].flatten(1))
+
+    minigrid = "gridsim/MiniGrid-DoorKey-5x5-v0"
+    result = gridsim.evaluate(DictNet(), minigrid, [0, 1, 2], num_envs=2)
+    alone = gridsim.evaluate(torch.nn.Sequential(torch.nn.Flatten(), image_net), minigrid, [0, 1, 2], num_envs=2,
+                             env_kwargs={"obs_type": "image"})
+    np.testing.assert_array_equal(result.lengths, alone.lengths)
     # Checkpoints: a whole module and a TorchScript file.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -25,6 +25,7 @@ from gridsim.engine.events import (
 from gridsim.families import FAMILIES
 from gridsim.kitchen import load_kitchen_level
 from gridsim.kitchen.api import KITCHEN_EVENTS
+from gridsim.minigrid.env import MinigridVectorEnv
 from gridsim.nav.api import NAV_EVENTS
 from gridsim.reference.kitchen import kitchen_reset, kitchen_step
 from gridsim.roboman.api import ROBOMAN_EVENTS
@@ -72,6 +73,7 @@ def test_specs_name_the_lab2d_events_in_type_order():
     lambda **kw: NavVectorEnv(3, level="nav/room1_small", **kw),
     lambda **kw: RobomanVectorEnv(3, **kw),
     lambda **kw: KitchenVectorEnv(6, num_agents=2, agent_rows=True, **kw),
+    lambda **kw: MinigridVectorEnv(3, env_name="MiniGrid-DoorKey-5x5-v0", **kw),  # a family with no events yet
 ])
 def test_buffers_have_the_documented_shapes_and_kernel_fields(make):
     envs = make(events=True, max_events_per_step=5)
@@ -89,7 +91,7 @@ def test_buffers_have_the_documented_shapes_and_kernel_fields(make):
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.0, "4"])
-@pytest.mark.parametrize("cls", [NavVectorEnv, RobomanVectorEnv, KitchenVectorEnv])
+@pytest.mark.parametrize("cls", [NavVectorEnv, RobomanVectorEnv, KitchenVectorEnv, MinigridVectorEnv])
 def test_max_events_per_step_must_be_a_positive_integer(cls, bad):
     kwargs = {"level": "nav/room1_small"} if cls is NavVectorEnv else {}
     with pytest.raises(ValueError, match="max_events_per_step"):
@@ -231,6 +233,7 @@ def test_kitchen_events_are_per_kitchen_in_the_agent_rows_view():
     lambda: NavVectorEnv(8, world_map=LINE, max_episode_steps=5),
     lambda: RobomanVectorEnv(8, task="LiftRed", max_episode_steps=5),
     lambda: KitchenVectorEnv(8, level="kitchen/open-divider_salad", num_agents=3, max_episode_steps=5),
+    lambda: MinigridVectorEnv(8, env_name="MiniGrid-Dynamic-Obstacles-5x5-v0", max_episode_steps=5),
 ])
 def test_events_off_records_nothing(make):
     envs = make()

@@ -17,10 +17,12 @@ import pytest
 from family_cases import (
     CASES,
     FAMILY_IDS,
+    assert_obs_batch_conforms,
     assert_rollouts_equal,
     family_tests,
     ids_by_family,
     make_vec,
+    obs_array,
     rollout,
     sample_actions,
 )
@@ -63,8 +65,7 @@ def assert_step_conforms(envs, out):
     """Shapes, dtypes and spaces of one step's outputs."""
     obs, rewards, term, trunc, infos = out
     n = envs.num_envs
-    assert envs.observation_space.contains(obs), "obs outside observation_space"
-    assert obs.shape == (n, *envs.single_observation_space.shape)
+    assert_obs_batch_conforms(envs, obs)
     assert rewards.shape == (n,) and rewards.dtype.kind == "f"
     assert term.shape == (n,) and term.dtype == np.bool_
     assert trunc.shape == (n,) and trunc.dtype == np.bool_
@@ -221,6 +222,21 @@ def test_check_env_passes_on_the_single_env(family, env_id):
     envs.close()
 
 
+@pytest.mark.parametrize(("family", "env_id"), CASES)
+def test_single_env_set_state_returns_the_observation_as_step_does(family, env_id):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=5)
+    env.action_space.seed(5)
+    for _ in range(3):
+        obs, *_ = env.step(env.action_space.sample())
+    again, info = env.set_state(env.get_state())  # the state it is in: the same observation
+    assert type(again) is type(obs) and env.observation_space.contains(again) and isinstance(info, dict)
+    if isinstance(obs, dict):  # the same keys in the same order, of the same types
+        assert list(again) == list(obs) and [type(v) for v in again.values()] == [type(v) for v in obs.values()]
+    np.testing.assert_array_equal(obs_array(again), obs_array(obs))
+    env.close()
+
+
 # ------------------------------------------------------------------------------ state dicts
 
 
@@ -290,7 +306,7 @@ def test_events_lifecycle(family, env_id):
         out = envs.step(a)
         # events change nothing else: the same batch without events steps identically
         for x, y in zip(out[:4], quiet.step(a)[:4], strict=True):
-            np.testing.assert_array_equal(x, y)
+            np.testing.assert_array_equal(obs_array(x), obs_array(y))
         recorded += assert_batch_matches_rows(envs)
         first_read = [repr(envs.events(i)) for i in range(n)]
         assert [repr(envs.events(i)) for i in range(n)] == first_read  # reading clears nothing

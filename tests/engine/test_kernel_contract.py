@@ -3,20 +3,25 @@ kernel that does not implement the entry hooks fails with an internal error, nev
 
 import numpy as np
 import pytest
+from engine.family_cases import FAMILY_IDS, make_vec
 
 import gridsim
 from gridsim import _core
 from gridsim.engine.kernel import Kernel
-from gridsim.kitchen._kernel import KitchenKernel
-from gridsim.nav._kernel import NavKernel
-from gridsim.roboman._kernel import RobomanKernel
 
 
 class Incomplete(Kernel):
     """A kernel of no family: Python cannot override the cdef entry hooks, so it has the base's."""
 
 
-@pytest.mark.parametrize("cls", [NavKernel, RobomanKernel, KitchenKernel])
+def kernel_class(env_id: str) -> type:
+    envs = make_vec(env_id, 1)
+    cls = type(envs.kernel)
+    envs.close()
+    return cls
+
+
+@pytest.mark.parametrize("cls", [pytest.param(kernel_class(ids[0]), id=name) for name, ids in FAMILY_IDS.items()])
 def test_every_family_kernel_is_a_kernel(cls):
     assert issubclass(cls, Kernel)
     assert cls.__module__ == f"gridsim.{cls.__name__[:-len('Kernel')].lower()}._kernel"
@@ -74,6 +79,7 @@ def test_sync_outputs_and_max_steps_of_an_unbound_kernel():
     lambda: gridsim.NavVectorEnv(num_envs=3, level="nav/room1_small", max_episode_steps=5),
     lambda: gridsim.RobomanVectorEnv(num_envs=3, max_episode_steps=5),
     lambda: gridsim.KitchenVectorEnv(num_envs=3, max_episode_steps=5),
+    *[lambda env_id=ids[0]: make_vec(env_id, 3, max_episode_steps=5) for ids in FAMILY_IDS.values()],
 ])
 def test_the_engine_sets_every_familys_episode_limit(make):
     # One conversion for every family: 1..2**31 - 1 is the limit; 0 or less, or larger, is none.

@@ -24,7 +24,7 @@ from gridsim.levels.lookup import builtin_root, level_names
 from gridsim.levels.textmap import decode_level_bytes, parse_level_text, split_lines
 from gridsim.tools.record import record_episode
 
-LEVELS = ["nav/room1_small", "roboman:LiftRed", "kitchen/open-divider_salad"]
+LEVELS = ["nav/room1_small", "roboman:LiftRed", "kitchen/open-divider_salad", "minigrid:MiniGrid-DoorKey-5x5-v0"]
 ROOM = "#####\n#S 0#\n#####\n"
 KITCHEN = "-t-\n- *\n-p-\n\nSimpleTomato\n\n1 1\n"
 

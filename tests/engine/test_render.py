@@ -15,7 +15,8 @@ from gridsim.roboman.render import AGENT_CELL, BACKGROUND, OBJECT_COLORS, slab_b
 from gridsim.tools.record import record_episode, write_frames
 
 # One id per family, with episodes that end within their step limit.
-IDS = ["gridsim/Nav-room2_small-v0", "gridsim/Gridroboman-LiftRed-v0", "gridsim/Kitchen-open-divider_salad-v0"]
+IDS = ["gridsim/Nav-room2_small-v0", "gridsim/Gridroboman-LiftRed-v0", "gridsim/Kitchen-open-divider_salad-v0",
+       "gridsim/MiniGrid-DoorKey-5x5-v0"]
 needs_imageio = pytest.mark.skipif(importlib.util.find_spec("imageio") is None or
                                    importlib.util.find_spec("PIL") is None, reason="imageio and pillow not installed")
 needs_pillow = pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="pillow is not installed")

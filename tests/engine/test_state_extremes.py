@@ -65,7 +65,8 @@ def test_step_counter_saturates_at_int32_max_and_the_state_round_trips(family):
     envs.close()
 
 
-@pytest.mark.parametrize("level", ["nav/room1_small", "kitchen/open-divider_salad", "roboman:LiftRed"])
+@pytest.mark.parametrize("level", ["nav/room1_small", "kitchen/open-divider_salad", "roboman:LiftRed",
+                                   "minigrid:MiniGrid-Empty-8x8-v0"])
 def test_a_limit_of_int32_max_truncates_on_the_step_that_reaches_it(level):
     envs = gridsim.make(level, 1, max_episode_steps=INT32_MAX)
     envs.reset(seed=0)

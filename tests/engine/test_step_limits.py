@@ -7,14 +7,14 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from family_cases import FAMILY_IDS
+from family_cases import FAMILY_IDS, obs_array
 
 import gridsim
 from gridsim.families import FAMILIES
 from gridsim.registry import has_own_limit, register_family_id
 
-# One id of each family; action 0 (nav: up into the wall, roboman and kitchen: no-op) never ends
-# an episode, so each runs into its step limit.
+# One id of each family; action 0 (nav: up into the wall, roboman and kitchen: no-op, minigrid: turn
+# left) never ends an episode, so each runs into its step limit.
 ONE_ID = {name: ids[0] for name, ids in FAMILY_IDS.items()}
 
 
@@ -27,19 +27,19 @@ def first_episode(env_id: str, seed: int = 3, limit: int = 5000) -> dict[str, li
     runs: dict[str, list] = {"single": [], "vector": []}
     obs_s, _ = single.reset(seed=seed)
     obs_v, _ = vec.reset(seed=[seed, seed + 1])
-    runs["single"].append(np.asarray(obs_s))
-    runs["vector"].append(np.asarray(obs_v[0]))
+    runs["single"].append(obs_array(obs_s))
+    runs["vector"].append(obs_array(obs_v)[0])
     act_s = np.zeros(single.action_space.shape, single.action_space.dtype)
     act_v = np.zeros(vec.action_space.shape, vec.action_space.dtype)
     ended = {"single": False, "vector": False}
     for _ in range(limit):
         if not ended["single"]:
             obs, reward, term, trunc, _ = single.step(act_s if act_s.shape else int(act_s))
-            runs["single"].append((np.asarray(obs), float(reward), bool(term), bool(trunc)))
+            runs["single"].append((obs_array(obs), float(reward), bool(term), bool(trunc)))
             ended["single"] = term or trunc
         if not ended["vector"]:
             obs, reward, term, trunc, _ = vec.step(act_v)
-            runs["vector"].append((np.asarray(obs[0]), float(reward[0]), bool(term[0]), bool(trunc[0])))
+            runs["vector"].append((obs_array(obs)[0], float(reward[0]), bool(term[0]), bool(trunc[0])))
             ended["vector"] = bool(term[0] or trunc[0])
         if all(ended.values()):
             break

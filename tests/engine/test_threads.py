@@ -145,6 +145,12 @@ KINDS = [
      lambda n, **kw: gridsim.make("kitchen/open-divider_salad", n, obs_type="features", num_agents=3, **kw)),
     ("kitchen-agent-rows",
      lambda n, **kw: gridsim.make("kitchen/open-divider_salad", 2 * n, agent_rows=True, **kw)),
+    ("minigrid-full-index-missions",
+     lambda n, **kw: gridsim.make("minigrid:MiniGrid-GoToDoor-8x8-v0", n, obs_type="full", mission_format="index",
+                                  **kw)),
+    ("minigrid-image-obstacles",
+     lambda n, **kw: gridsim.make("minigrid:MiniGrid-Dynamic-Obstacles-8x8-v0", n, obs_type="image", **kw)),
+    ("minigrid-view-5", lambda n, **kw: gridsim.make("minigrid:MiniGrid-MultiRoom-N6-v0", n, agent_view_size=5, **kw)),
 ]
 
 

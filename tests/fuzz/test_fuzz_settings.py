@@ -25,13 +25,16 @@ FAMILY_IDS = {
                                        "exclude_solved_starts", "cell_px"],
     "gridsim/Kitchen-open-divider_salad-v0": ["level", "num_agents", "agent_rows", "obs_type", "channels_first",
                                               "tile_px", "rules"],
+    "gridsim/MiniGrid-GoToDoor-5x5-v0": ["env_name", "obs_type", "agent_view_size", "mission_format"],
 }
 COMMON = ["max_episode_steps", "autoreset_mode", "render_mode", "copy", "num_threads", "mixer_seed", "obs_dtype",
           "events", "max_events_per_step", "info_events", "allow_code", "episode_stats", "level_directory", "nope"]
 SETTING_NAMES = ["max_steps", "obs_type", "view_size", "num_threads", "events", "max_events_per_step", "autoreset_mode",
-                 "task", "tasks", "tasks.1", "num_agents", "copy", "obs_dtype", "allow_code", "mixerSeed", "nope"]
+                 "task", "tasks", "tasks.1", "num_agents", "copy", "obs_dtype", "allow_code", "mixerSeed", "env_name",
+                 "agent_view_size", "mission_format", "nope"]
 TEXT_VALUES = [str(i) for i in NASTY_INTS] + NASTY_TEXT + ["LiftRed", "image", "view", "grid", "features", "SameStep",
-                                                           "float32", "object", "auto", "nav/room1_small"]
+                                                           "float32", "object", "auto", "nav/room1_small", "full",
+                                                           "index", "MiniGrid-Empty-8x8-v0"]
 
 
 def kwargs_for(env_id: str):
@@ -58,7 +61,8 @@ def test_settings_raise_only_gridsim_errors(env_id, settings):
 
 
 @FUZZ
-@given(level=st.sampled_from(["nav/room1_small", "kitchen/open-divider_salad", "roboman:LiftRed", "examples/maze:7"]),
+@given(level=st.sampled_from(["nav/room1_small", "kitchen/open-divider_salad", "roboman:LiftRed", "examples/maze:7",
+                               "minigrid:MiniGrid-DoorKey-5x5-v0"]),
        settings=st.one_of(settings_values(), st.sampled_from(NASTY_VALUES)))
 def test_make_settings_of_any_type_raise_only_gridsim_errors(level, settings):
     only_gridsim_errors(lambda: gridsim.make(level, num_envs=2, settings=settings))
@@ -66,7 +70,8 @@ def test_make_settings_of_any_type_raise_only_gridsim_errors(level, settings):
 
 ENVS = {env_id: gym.make_vec(env_id, num_envs=3) for env_id in FAMILY_IDS}
 PROPERTY_KEYS = ["settings.max_steps", "settings.num_threads", "settings.exclude_solved_starts", "settings.obs_type",
-                 "episode.step", "level.name", "state.agent.pos", "", "settings", "nope"]
+                 "episode.step", "level.name", "state.agent.pos", "state.agent.dir", "state.mission", "", "settings",
+                 "nope"]
 
 
 @FUZZ

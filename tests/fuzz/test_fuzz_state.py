@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 import pytest
+from engine.state_digest import digest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from state_cases import CASES, make_case, play, states_equal
@@ -154,7 +155,7 @@ def test_set_state_is_all_or_nothing_and_safe(case, data):
         snap = mutate_snapshot(data.draw, snap)
     before, before_row = envs.state_dict(), envs.get_state(row)
     if not inject(envs, lambda: envs.set_state(snap, index=row), before, data.draw(st.integers(0, 99))):
-        assert envs.get_state(row) == before_row
+        assert digest(envs.get_state(row)) == digest(before_row)  # arrays (grids) by their bytes
     envs.close()
 
 

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from engine.family_cases import FAMILY_IDS, make_vec, sample_actions  # noqa: E402
+from engine.family_cases import FAMILY_IDS, array_obs_kwargs, make_vec, obs_array, sample_actions  # noqa: E402
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 from stable_baselines3.common.monitor import Monitor  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize  # noqa: E402
@@ -35,8 +35,9 @@ N = 6
 LIFT_RED = "gridsim/Gridroboman-LiftRed-v0"
 KITCHEN = FAMILY_IDS["kitchen"][0]
 
-# One id per family, and the kitchen's agent-rows view (Discrete per row instead of a joint MultiDiscrete).
-ONE_PER_FAMILY = [pytest.param(ids[0], {}, id=name) for name, ids in FAMILY_IDS.items()]
+# One id per family (with observations of arrays, what SB3 takes), and the kitchen's agent-rows view
+# (Discrete per row instead of a joint MultiDiscrete).
+ONE_PER_FAMILY = [pytest.param(ids[0], array_obs_kwargs(name), id=name) for name, ids in FAMILY_IDS.items()]
 VEC_CASES = [*ONE_PER_FAMILY, pytest.param(KITCHEN, {"agent_rows": True}, id="kitchen-agent_rows")]
 
 
@@ -46,12 +47,23 @@ def pair(env_id: str, num_envs: int = N, **kwargs):
     return SB3VecEnv(make_vec(env_id, num_envs, **kwargs)), make_vec(env_id, num_envs, **kwargs)
 
 
+def assert_sb3_obs(obs, space: gym.Space, n: int):
+    """SB3's observations of ``space`` for n envs: an (n, ...) array, or for a Dict a dict of them."""
+    if not isinstance(space, gym.spaces.Dict):
+        assert obs.shape == (n, *space.shape) and obs.dtype == space.dtype
+        return
+    assert isinstance(obs, dict) and set(obs) == set(space.spaces)
+    for key, part in space.spaces.items():
+        value = obs[key]
+        assert isinstance(value, np.ndarray) and value.shape == (n, *part.shape) and value.dtype == part.dtype, key
+
+
 # ----------------------------------------------------------------------------- single envs
 
 
-@pytest.mark.parametrize("env_id", [p.values[0] for p in ONE_PER_FAMILY], ids=list(FAMILY_IDS))
-def test_sb3_check_env_passes_on_the_single_env(env_id):
-    env = gym.make(env_id)
+@pytest.mark.parametrize(("env_id", "kwargs"), ONE_PER_FAMILY)
+def test_sb3_check_env_passes_on_the_single_env(env_id, kwargs):
+    env = gym.make(env_id, **kwargs)
     with warnings.catch_warnings():
         # SB3 warns that a uint8 (H, W, C) observation is not a CnnPolicy image (the kitchens): advice only.
         warnings.filterwarnings("ignore", message=".*(image|resolution).*", category=UserWarning)
@@ -59,12 +71,12 @@ def test_sb3_check_env_passes_on_the_single_env(env_id):
     env.close()
 
 
-@pytest.mark.parametrize("env_id", [p.values[0] for p in ONE_PER_FAMILY], ids=list(FAMILY_IDS))
-def test_single_env_masks_are_found_through_gymnasium_wrappers(env_id):
+@pytest.mark.parametrize(("env_id", "kwargs"), ONE_PER_FAMILY)
+def test_single_env_masks_are_found_through_gymnasium_wrappers(env_id, kwargs):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    env = gym.make(env_id)  # OrderEnforcing(PassiveEnvChecker(...)), maybe TimeLimit
+    env = gym.make(env_id, **kwargs)  # OrderEnforcing(PassiveEnvChecker(...)), maybe TimeLimit
     assert is_masking_supported(env)
     env.reset(seed=0)
     masks = get_action_masks(env)
@@ -98,18 +110,19 @@ def test_vecenv_reset_and_step_agree_with_the_kernel(env_id, kwargs):
     assert venv.seed(3) == [3 + i for i in range(N)]
     obs = venv.reset()
     ref_obs, _ = ref.reset(seed=3)
-    assert obs.shape == (N, *venv.observation_space.shape) and obs.dtype == venv.observation_space.dtype
-    np.testing.assert_array_equal(obs, ref_obs)
+    assert_sb3_obs(obs, venv.observation_space, N)
+    np.testing.assert_array_equal(obs_array(obs), obs_array(ref_obs))
     ended_any = False
     for a in sample_actions(ref, STEPS, seed=4):
         obs, rewards, dones, infos = venv.step(a)
         ref_obs, ref_rewards, term, trunc, ref_infos = ref.step(a)
-        assert obs.shape == ref_obs.shape and obs.dtype == ref_obs.dtype
+        assert_sb3_obs(obs, venv.observation_space, N)
+        assert obs_array(obs).dtype == obs_array(ref_obs).dtype
         assert rewards.shape == (N,) and rewards.dtype == np.float32
         assert dones.shape == (N,) and dones.dtype == np.bool_
         assert isinstance(infos, list) and len(infos) == N and all(isinstance(i, dict) for i in infos)
-        np.testing.assert_array_equal(obs, ref_obs)  # already the next episode's first obs where done
-        np.testing.assert_array_equal(rewards, ref_rewards)
+        np.testing.assert_array_equal(obs_array(obs), obs_array(ref_obs))  # the next episode's first where done
+        np.testing.assert_array_equal(rewards, ref_rewards.astype(np.float32))  # (float64 families: cast)
         np.testing.assert_array_equal(dones, term | trunc)
         for i, info in enumerate(infos):
             assert info["TimeLimit.truncated"] == bool(trunc[i] and not term[i])
@@ -119,8 +132,8 @@ def test_vecenv_reset_and_step_agree_with_the_kernel(env_id, kwargs):
                 continue
             ended_any = True
             final = ref_infos["final_obs"][i]
-            assert info["terminal_observation"].dtype == final.dtype
-            np.testing.assert_array_equal(info["terminal_observation"], final)
+            assert obs_array(info["terminal_observation"]).dtype == obs_array(final).dtype
+            np.testing.assert_array_equal(obs_array(info["terminal_observation"]), obs_array(final))
             stats = ref_infos["final_info"]["episode_stats"]
             assert info["episode"]["r"] == pytest.approx(float(stats["return"][i]))
             assert info["episode"]["l"] == int(stats["length"][i])
@@ -307,6 +320,12 @@ def test_vecenv_renders_every_env():
     assert len(images) == 4 and all(im.shape == (28, 28, 3) and im.dtype == np.uint8 for im in images)
     assert venv.render().shape == (56, 56, 3)  # 2 x 2 tiles
     venv.close()
+
+
+@pytest.mark.parametrize("family", [name for name in FAMILY_IDS if array_obs_kwargs(name)])
+def test_observations_with_parts_that_are_not_arrays_are_refused(family):
+    with pytest.raises(ValueError, match="SB3 takes observations of arrays"):
+        SB3VecEnv(make_vec(FAMILY_IDS[family][0], 2, autoreset_mode="SameStep"))
 
 
 def test_other_autoreset_modes_and_other_envs_are_refused():

@@ -8,6 +8,15 @@ from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 
 ID_COUNT = 43  # Minigrid's ids without rooms (gridsim.minigrid.MINIGRID_IDS)
 
+# The first registered ids, DistShift1 and DistShift2, draw nothing at reset. DoorKey comes first
+# (the tests that take one id per family take it): a layout drawn at every reset, a key and a
+# door. Dynamic-Obstacles draws at every step and has three actions; DistShift1 stays covered.
+REPRESENTATIVE_IDS = ["gridsim/MiniGrid-DoorKey-5x5-v0", "gridsim/MiniGrid-Dynamic-Obstacles-5x5-v0",
+                      "gridsim/MiniGrid-DistShift1-v0"]
+
+# The mission as its index (a Discrete part) instead of a string: every part of the Dict an array.
+ARRAY_OBS_KWARGS = {"mission_format": "index"}
+
 STATE_CASES = {
     "minigrid-doorkey": lambda: MinigridVectorEnv(3, env_name="MiniGrid-DoorKey-5x5-v0", max_episode_steps=9),
     "minigrid-full": lambda: MinigridVectorEnv(2, env_name="MiniGrid-Empty-Random-5x5-v0", obs_type="full",
@@ -16,6 +25,11 @@ STATE_CASES = {
                                                 autoreset_mode="Disabled", max_episode_steps=30),
     "minigrid-rgb": lambda: MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0", obs_type="rgb_full", tile_size=3,
                                               autoreset_mode="SameStep", max_episode_steps=8),
+    # The balls' cells live in the task slots, which the step reads and writes; several missions, as indices.
+    "minigrid-obstacles": lambda: MinigridVectorEnv(3, env_name="MiniGrid-Dynamic-Obstacles-6x6-v0",
+                                                    max_episode_steps=12),
+    "minigrid-index": lambda: MinigridVectorEnv(3, env_name="MiniGrid-GoToDoor-5x5-v0", mission_format="index",
+                                                autoreset_mode="SameStep", max_episode_steps=8),
 }
 
 COPY_CASES = {
