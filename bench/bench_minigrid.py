@@ -60,6 +60,19 @@ def cpu_model() -> str:
     return platform.processor()
 
 
+def step_loop(envs, num_actions: int, n: int, steps: int, seed: int) -> Callable[[], float]:
+    """A timed loop of ``steps`` batched ``envs.step`` calls with random actions drawn beforehand."""
+    acts = np.random.default_rng(seed).integers(0, num_actions, size=(steps, n))
+
+    def run() -> float:
+        t = time.perf_counter()
+        for a in acts:
+            envs.step(a)
+        return time.perf_counter() - t
+
+    return run
+
+
 def gridsim_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], float]:
     import gymnasium as gym
 
@@ -67,15 +80,7 @@ def gridsim_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], f
 
     envs = gym.make_vec("gridsim/" + env_id, num_envs=n, vectorization_mode="vector_entry_point")
     envs.reset(seed=seed)
-    acts = np.random.default_rng(seed).integers(0, envs.single_action_space.n, size=(steps, n))
-
-    def run() -> float:
-        t = time.perf_counter()
-        for a in acts:
-            envs.step(a)
-        return time.perf_counter() - t
-
-    return run
+    return step_loop(envs, envs.single_action_space.n, n, steps, seed)
 
 
 def envpool_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], float]:
@@ -83,15 +88,7 @@ def envpool_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], f
 
     envs = envpool.make_gymnasium(env_id, num_envs=n, batch_size=n, num_threads=1, seed=seed)
     envs.reset()
-    acts = np.random.default_rng(seed).integers(0, envs.action_space.n, size=(steps, n))
-
-    def run() -> float:
-        t = time.perf_counter()
-        for a in acts:
-            envs.step(a)
-        return time.perf_counter() - t
-
-    return run
+    return step_loop(envs, envs.action_space.n, n, steps, seed)
 
 
 def minigrid_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], float]:
@@ -100,15 +97,7 @@ def minigrid_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], 
 
     envs = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync")
     envs.reset(seed=seed)
-    acts = np.random.default_rng(seed).integers(0, envs.single_action_space.n, size=(steps, n))
-
-    def run() -> float:
-        t = time.perf_counter()
-        for a in acts:
-            envs.step(a)
-        return time.perf_counter() - t
-
-    return run
+    return step_loop(envs, envs.single_action_space.n, n, steps, seed)
 
 
 def navix_runner(env_id: str, n: int, steps: int, seed: int) -> Callable[[], float]:

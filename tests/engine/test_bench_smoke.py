@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -168,3 +169,22 @@ def test_bench_load_prints_json_lines():
     for r in records:
         assert MACHINE_KEYS <= r.keys()
         assert r["bench"] == "bench_load" and not r["timed_out"] and r["seconds"] > 0
+
+
+def test_bench_minigrid_prints_one_line_per_round_and_a_summary():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    # Only gridsim and the Minigrid reference (envpool and navix are not test dependencies).
+    systems = ["gridsim", "minigrid"] if importlib.util.find_spec("minigrid") else ["gridsim"]
+    proc = subprocess.run(
+        [sys.executable, "bench/bench_minigrid.py", "--systems", *systems, "--num-envs", "8",
+         "--minigrid-envs", "2", "--steps", "3", "--rounds", "2"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    rounds = [r for r in records if r["system"] != "summary"]
+    assert sorted((r["system"], r["round"]) for r in rounds) == sorted((s, k) for s in systems for k in range(2))
+    assert all(r["env_steps_per_s"] > 0 and r["env"] == "MiniGrid-DoorKey-8x8-v0" for r in rounds)
+    summary = records[-1]
+    assert summary["system"] == "summary" and set(summary["best_env_steps_per_s"]) == set(systems)
