@@ -28,7 +28,11 @@ def to_numpy_state(row: np.ndarray) -> dict[str, Any]:
 
 
 def from_numpy_state(state: Mapping[str, Any]) -> np.ndarray:
-    """A kernel row from a ``PCG64().state`` dict; ValueError, TypeError or KeyError if it is not one."""
+    """A kernel row from a ``PCG64().state`` dict; ValueError, TypeError or KeyError if it is not one.
+
+    The all-zero state of an env never seeded is accepted too, so that every state an env reads
+    back (``get_state``) is one it takes.
+    """
     if not isinstance(state, Mapping) or not isinstance(state.get("state"), Mapping):
         raise TypeError("a PCG64 state is a dict such as numpy.random.PCG64().state")
     name = state.get("bit_generator")
@@ -36,8 +40,11 @@ def from_numpy_state(state: Mapping[str, Any]) -> np.ndarray:
         raise ValueError(f"not a PCG64 state: bit_generator is {name!r}")
     s, inc = _integer(state["state"]["state"], "state"), _integer(state["state"]["inc"], "inc")
     has, cached = _integer(state["has_uint32"], "has_uint32"), _integer(state["uinteger"], "uinteger")
-    if not (0 <= s < 1 << 128 and 0 <= inc < 1 << 128 and inc % 2 == 1 and has in (0, 1) and 0 <= cached <= 0xFFFFFFFF):
-        raise ValueError("state and inc are below 2**128 with inc odd, has_uint32 0 or 1, uinteger 32-bit")
+    never_seeded = s == inc == has == cached == 0  # what an env reads before its first seeded reset
+    if not (0 <= s < 1 << 128 and 0 <= inc < 1 << 128 and (inc % 2 == 1 or never_seeded) and has in (0, 1)
+            and 0 <= cached <= 0xFFFFFFFF):
+        raise ValueError("state and inc are below 2**128 with inc odd (or every word 0: never seeded), "
+                         "has_uint32 0 or 1, uinteger 32-bit")
     return np.array([s >> 64, s & MASK64, inc >> 64, inc & MASK64, has, cached], np.uint64)
 
 
