@@ -533,7 +533,9 @@ cdef class MinigridKernel(Kernel):
         cdef int k
         cdef uint32_t* cells
         self.world(&w, u)
-        if self.reseed[u]:
+        # A live PCG64 has an odd increment; an env without one (a state injected before any seeded
+        # reset) takes its key's, rather than draw from a stream that repeats 0 forever.
+        if self.reseed[u] or not (w.rng.inc_lo & 1):
             mg_pcg64_seed(w.rng, self.key[u, 0], self.key[u, 1])
         cells = <uint32_t*>w.cells
         for k in range(w.W * w.H):
@@ -595,6 +597,8 @@ cdef class MinigridKernel(Kernel):
                 not_clear = fobj != OBJ_EMPTY and fobj != OBJ_GOAL
             else:
                 not_clear = True
+            if not (w.rng.inc_lo & 1):  # no generator yet (see reset_one)
+                mg_pcg64_seed(w.rng, self.key[u, 0], self.key[u, 1])
             move_obstacles(&w)
         elif c.gen == GEN_MEMORY and a == A_PICKUP:
             a = A_TOGGLE

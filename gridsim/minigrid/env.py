@@ -441,13 +441,19 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
             v.put_int("task", value, k)
     if "bit_generator" in state:
         try:
-            v["bitgen"][0] = from_numpy_state(state["bit_generator"])
+            row = from_numpy_state(state["bit_generator"])
         except (TypeError, ValueError, KeyError) as e:
             v.fail("bitgen", 0, f"must be a PCG64 state dict: {e}")
-        # The env now has this generator: an unseeded reset continues it, as Minigrid's reset() does
-        # (an env never seeded would otherwise start from OS entropy).
-        v["seeded"][0] = True
-        v["reseed"][0] = False
+        if not row.any():
+            # The state of an env never seeded (get_state of one): there is no generator to continue.
+            if v["seeded"][0]:
+                v.fail("bitgen", 0, "is the all-zero state of an env never seeded, but this env has a generator")
+        else:
+            v["bitgen"][0] = row
+            # The env now has this generator: an unseeded reset continues it, as Minigrid's reset() does
+            # (an env never seeded would otherwise start from OS entropy).
+            v["seeded"][0] = True
+            v["reseed"][0] = False
 
 
 def _sequence_of(value: Any, length: int | None) -> bool:

@@ -132,8 +132,10 @@ class MinigridState(BatchState):
             v.require("task", ~listed | ((ys >= 0) & (ys < H)), f"each listed ball's y in 0..{H - 1}", shown=ys,
                       part="balls")
         bitgen = v["bitgen"]
-        v.require("bitgen", (bitgen[:, 3] % 2 == 1) | ~bitgen.any(axis=1),
-                  "a PCG64 state with an odd increment (or all zero: never seeded)", shown=bitgen[:, 3])
+        # All zero is the state of an env never seeded; a seeded env's must be a real PCG64 state
+        # (an increment of 0 from a state of 0 repeats 0 forever, and rejection sampling would never end).
+        v.require("bitgen", (bitgen[:, 3] % 2 == 1) | (~bitgen.any(axis=1) & ~v["seeded"].astype(bool)),
+                  "a PCG64 state with an odd increment (all zero only in an env never seeded)", shown=bitgen[:, 3])
         v.in_range("bitgen", 0, 1, "(has_uint32 is 0 or 1)", values=bitgen[:, 4], part="has_uint32")
         v.require("bitgen", bitgen[:, 5] <= 0xFFFFFFFF, "a 32-bit cached half (uinteger)", shown=bitgen[:, 5],
                   part="uinteger")

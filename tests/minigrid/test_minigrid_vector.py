@@ -82,3 +82,24 @@ def test_a_list_of_seeds_with_none_continues_those_streams():
 def test_vector_env_matches_sync_vector_env_every_id(name, mode):
     # The id's own limit under one mode, short episodes (many autoresets) under the others.
     h.run_vector(name, 4, 100, 200, mode, max_steps=None if mode == "NextStep" else 20)
+
+
+@pytest.mark.parametrize("name", ["MiniGrid-GoToDoor-5x5-v0", "MiniGrid-Dynamic-Obstacles-5x5-v0",
+                                  "MiniGrid-MultiRoom-N6-v0"])
+def test_an_env_injected_before_any_seed_steps_and_autoresets(name):
+    # A never-seeded env's generator is all zero, a stream of zeros on which rejection sampling
+    # never ends; injected and stepped, it takes its key's generator instead of hanging.
+    from gridsim.errors import InvalidStateError
+    from gridsim.minigrid.env import MinigridVectorEnv
+
+    envs = MinigridVectorEnv(2, env_name=name, max_episode_steps=3)
+    for i in range(2):
+        envs.set_state(envs.get_state(i), i)
+    for _ in range(8):  # two autoresets per env
+        envs.step(np.zeros(2, np.int64))
+    assert all(envs.get_state(i)["bit_generator"]["state"]["inc"] % 2 == 1 for i in range(2))
+    envs.reset(seed=5)
+    refused = envs.state_dict()
+    refused["bitgen"] = np.zeros_like(refused["bitgen"])  # a seeded env must keep a live generator
+    with pytest.raises(InvalidStateError):
+        envs.load_state_dict(refused)
