@@ -16,7 +16,13 @@ cdef enum:
     GEN_DYNOBS = 7       # p0: random start, p1: n_obstacles; task: count, then (x, y) per ball
     GEN_MEMORY = 8       # p0: random_length; task: success (x, y), failure (x, y)
     GEN_GOTODOOR = 9     # task: the target door (x, y); mission: its colour (COLOR_TO_IDX)
-    NUM_GENS = 10
+    # RoomGrid ids (_roomgrid.pxi).
+    GEN_UNLOCK = 10      # task: the locked door (x, y)
+    GEN_UNLOCKPICKUP = 11  # p0: blocked (BlockedUnlockPickup); task: the target's object, colour; mission: its colour
+    GEN_KEYCORRIDOR = 12   # p0: room_size, p1: num_rows; task, mission as GEN_UNLOCKPICKUP
+    GEN_OBSTRUCTED_1D = 13   # p0: key_in_box, p1: blocked; task as GEN_UNLOCKPICKUP
+    GEN_OBSTRUCTED_FULL = 14  # p0, p1: agent_room, p2: key_in_box, p3: blocked, p4: num_quarters, p5: v1
+    NUM_GENS = 26
 
 
 cdef int gen_empty(World* w, const MgConfig* cfg) noexcept nogil:
@@ -429,4 +435,14 @@ cdef int generate(World* w, const MgConfig* cfg) noexcept nogil:
         return gen_memory(w, cfg)
     if cfg.gen == GEN_GOTODOOR:
         return gen_gotodoor(w, cfg)
+    if cfg.gen == GEN_UNLOCK:
+        return gen_unlock(w, cfg)
+    if cfg.gen == GEN_UNLOCKPICKUP:
+        return gen_unlockpickup(w, cfg)
+    if cfg.gen == GEN_KEYCORRIDOR:
+        return gen_keycorridor(w, cfg)
+    if cfg.gen == GEN_OBSTRUCTED_1D:
+        return gen_obstructed_1d(w, cfg)
+    if cfg.gen == GEN_OBSTRUCTED_FULL:
+        return gen_obstructed_full(w, cfg)
     return -1

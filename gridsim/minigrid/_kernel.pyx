@@ -24,6 +24,7 @@ ctypedef fused kernel_t:
 include "../engine/_skeleton.pxi"
 include "_world.pxi"
 include "_generators.pxi"
+include "_roomgrid.pxi"
 
 # Observation kinds: the agent's view (V, V, 3); the whole grid (W, H, 3) as FullyObsWrapper's;
 # the view's tiles (V * ts, V * ts, 3) as RGBImgPartialObsWrapper's; the world's tiles
@@ -44,7 +45,9 @@ MINIGRID_TASK_SLOTS = TASK_SLOTS
 MINIGRID_GENERATORS = {"empty": GEN_EMPTY, "doorkey": GEN_DOORKEY, "fourrooms": GEN_FOURROOMS,
                        "lavagap": GEN_LAVAGAP, "crossing": GEN_CROSSING, "multiroom": GEN_MULTIROOM,
                        "distshift": GEN_DISTSHIFT, "dynamic_obstacles": GEN_DYNOBS, "memory": GEN_MEMORY,
-                       "gotodoor": GEN_GOTODOOR}
+                       "gotodoor": GEN_GOTODOOR, "unlock": GEN_UNLOCK, "unlockpickup": GEN_UNLOCKPICKUP,
+                       "keycorridor": GEN_KEYCORRIDOR, "obstructed_1d": GEN_OBSTRUCTED_1D,
+                       "obstructed_full": GEN_OBSTRUCTED_FULL}
 MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
                     "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
                     "lava": OBJ_LAVA, "agent": OBJ_AGENT}
@@ -684,6 +687,17 @@ cdef class MinigridKernel(Kernel):
             if a == A_DONE:
                 if iabs(w.agent[0] - w.task[0]) + iabs(w.agent[1] - w.task[1]) == 1:
                     rew = success_reward(sc, max_steps)
+                term = True
+        elif c.gen == GEN_UNLOCK:
+            if a == A_TOGGLE:
+                fc = cell_at(&w, w.task[0], w.task[1])
+                if fc[0] == OBJ_DOOR and fc[2] == ST_OPEN:
+                    rew = success_reward(sc, max_steps)
+                    term = True
+        elif GEN_UNLOCKPICKUP <= c.gen <= GEN_OBSTRUCTED_FULL:
+            # The pickup of the target (carried already, a pickup of anything else fails).
+            if a == A_PICKUP and w.carrying[0] == w.task[0] and w.carrying[1] == w.task[1]:
+                rew = success_reward(sc, max_steps)
                 term = True
         reward[0] = rew
         c.changed = changed

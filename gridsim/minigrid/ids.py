@@ -104,7 +104,37 @@ def _ids() -> tuple[MinigridSpec, ...]:
     doors = tuple(f"go to the {c} door" for c in COLOR_NAMES)  # indexed by the door's colour
     for size in (5, 6, 8):
         out.append(_square(f"MiniGrid-GoToDoor-{size}x{size}-v0", "gotodoor", size, 4 * size * size, True, doors))
+    out.extend(_roomgrid_ids())
     return tuple(out)
+
+
+def _roomgrid_ids() -> list[MinigridSpec]:
+    # RoomGrid's (room_size - 1) * num_cols + 1 by (room_size - 1) * num_rows + 1 cells.
+    def rooms(name: str, gen: str, rs: int, nr: int, nc: int, max_steps: int, missions: tuple[str, ...],
+              params: tuple[int, ...] = ()) -> MinigridSpec:
+        return MinigridSpec(name, gen, (rs - 1) * nc + 1, (rs - 1) * nr + 1, max_steps, False, missions, params)
+
+    boxes = tuple(f"pick up the {c} box" for c in COLOR_NAMES)  # indexed by the target's colour
+    balls = tuple(f"pick up the {c} ball" for c in COLOR_NAMES)
+    out = [rooms("MiniGrid-Unlock-v0", "unlock", 6, 1, 2, 8 * 36, ("open the door",)),
+           rooms("MiniGrid-UnlockPickup-v0", "unlockpickup", 6, 1, 2, 8 * 36, boxes, (0,)),
+           rooms("MiniGrid-BlockedUnlockPickup-v0", "unlockpickup", 6, 1, 2, 16 * 36, boxes, (1,))]
+    for rs, nr in ((3, 1), (3, 2), (3, 3), (4, 3), (5, 3), (6, 3)):
+        out.append(rooms(f"MiniGrid-KeyCorridorS{rs}R{nr}-v0", "keycorridor", rs, nr, 3, 30 * rs * rs, balls,
+                         (rs, nr)))
+    blue = ("pick up the blue ball",)
+    for name, key_in_box, blocked in (("1Dl", 0, 0), ("1Dlh", 1, 0), ("1Dlhb", 1, 1)):
+        out.append(rooms(f"MiniGrid-ObstructedMaze-{name}-v0", "obstructed_1d", 6, 1, 2, 4 * 2 * 36, blue,
+                         (key_in_box, blocked)))
+    # name, agent_room, key_in_box, blocked, num_quarters, num_rooms_visited (max_steps = 4 * it * 36), versions.
+    for name, room, key_in_box, blocked, quarters, visited, versions in (
+            ("2Dl", (2, 1), 0, 0, 1, 4, (0,)), ("2Dlh", (2, 1), 1, 0, 1, 4, (0,)),
+            ("2Dlhb", (2, 1), 1, 1, 1, 4, (0, 1)), ("1Q", (1, 1), 1, 1, 1, 5, (0, 1)),
+            ("2Q", (2, 1), 1, 1, 2, 11, (0, 1)), ("Full", (1, 1), 1, 1, 4, 25, (0, 1))):
+        for v in versions:
+            out.append(rooms(f"MiniGrid-ObstructedMaze-{name}-v{v}", "obstructed_full", 6, 3, 3, 4 * visited * 36,
+                             blue, (*room, key_in_box, blocked, quarters, v)))
+    return out
 
 
 MINIGRID_IDS: dict[str, MinigridSpec] = {s.name: s for s in _ids()}

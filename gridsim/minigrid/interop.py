@@ -51,7 +51,9 @@ def task_of(env: Any) -> tuple[int, ...]:
 
     Dynamic-Obstacles: the ball count, then each ball's ``(x, y)`` in the order of
     ``env.obstacles`` (the order they move in); Memory: ``success_pos`` then ``failure_pos``;
-    GoToDoor: ``target_pos``. Other ids keep nothing there (an empty tuple).
+    GoToDoor: ``target_pos``; UnlockPickup, BlockedUnlockPickup, KeyCorridor and ObstructedMaze:
+    the object to pick up's type and colour (``obj``, the one object of its kind in the world);
+    Unlock: the door's ``(x, y)``. Other ids keep nothing there (an empty tuple).
     """
     u = getattr(env, "unwrapped", env)
     obstacles = getattr(u, "obstacles", None)
@@ -64,6 +66,12 @@ def task_of(env: Any) -> tuple[int, ...]:
         return (*_pair(u.success_pos), *_pair(u.failure_pos))
     if hasattr(u, "target_pos"):
         return _pair(u.target_pos)
+    target = getattr(u, "obj", None)  # RoomGrid's object to pick up
+    if target is not None:
+        return OBJECT_TO_IDX[target.type], COLOR_TO_IDX[target.color]
+    door = getattr(u, "door", None)  # Unlock's door
+    if door is not None:
+        return _pair(door.cur_pos)
     return ()
 
 

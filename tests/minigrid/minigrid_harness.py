@@ -200,7 +200,9 @@ def seek_action(env: Any, rng: np.random.Generator, num_actions: int) -> int | N
 
     Targets: goals (forward onto them), keys whose colour locks a door (pickup, hands free),
     closed doors (toggle; a locked one only with its key), Memory's two end cells (forward
-    onto them), GoToDoor's target door (done when next to it). Facing a target, it acts;
+    onto them), GoToDoor's target door (done when next to it); in the RoomGrid ids the object
+    to pick up, boxes (toggle: a key may be inside) and balls (pickup), and what the agent
+    carries of no more use is dropped away from the doors. Facing a target, it acts;
     otherwise it walks (turns or moves forward) along a shortest path of passable cells to a
     cell next to one, the first in breadth-first order.
     """
@@ -208,6 +210,10 @@ def seek_action(env: Any, rng: np.random.Generator, num_actions: int) -> int | N
     grid, carrying = u.grid, u.carrying
     cells = [(k % grid.width, k // grid.width, obj) for k, obj in enumerate(grid.grid)]
     locked = {obj.color for _, _, obj in cells if obj is not None and obj.type == "door" and obj.is_locked}
+    wanted = getattr(u, "obj", None)  # RoomGrid's object to pick up
+    ax, ay = int(u.agent_pos[0]), int(u.agent_pos[1])
+    d = int(u.agent_dir)
+    front = (ax + DIR_VEC[d][0], ay + DIR_VEC[d][1])
 
     def act_on(obj: Any) -> int | None:
         if obj is None:
@@ -219,10 +225,23 @@ def seek_action(env: Any, rng: np.random.Generator, num_actions: int) -> int | N
         if obj.type == "door" and not obj.is_open:
             if not obj.is_locked or (carrying is not None and carrying.type == "key" and carrying.color == obj.color):
                 return TOGGLE
+        if wanted is not None:
+            if obj is wanted:
+                return PICKUP if carrying is None else None
+            if obj.type == "box":  # a key may be inside
+                return TOGGLE
+            if obj.type == "ball" and carrying is None:  # a ball in front of a door
+                return PICKUP
         return None
 
-    ax, ay = int(u.agent_pos[0]), int(u.agent_pos[1])
-    d = int(u.agent_dir)
+    if wanted is not None and carrying is not None and carrying is not wanted \
+            and not (carrying.type == "key" and carrying.color in locked):
+        # Hands full of something of no more use: put it down, away from the doors, or wander.
+        doors = {(x, y) for x, y, obj in cells if obj is not None and obj.type == "door"}
+        fx, fy = front
+        if grid.get(fx, fy) is None and not any((fx + dx, fy + dy) in doors for dx, dy in DIR_VEC):
+            return DROP
+        return None
     targets: dict[tuple[int, int], int] = {}
     door = getattr(u, "target_pos", None)
     if door is not None:  # GoToDoor: toggling any door ends the episode unrewarded
@@ -235,6 +254,24 @@ def seek_action(env: Any, rng: np.random.Generator, num_actions: int) -> int | N
         for attr in ("success_pos", "failure_pos"):  # Memory
             if getattr(u, attr, None) is not None:
                 targets[(int(getattr(u, attr)[0]), int(getattr(u, attr)[1]))] = FORWARD
+    if wanted is not None and carrying is None:
+        # A ball in front of a door first: past it, the door's key is of no use.
+        doors = {(x, y) for x, y, obj in cells if obj is not None and obj.type == "door"}
+        blocking = {(x, y): PICKUP for x, y, obj in cells if obj is not None and obj.type == "ball"
+                    and obj is not wanted and any((x + dx, y + dy) in doors for dx, dy in DIR_VEC)}
+        a = _walk_to(grid, (ax, ay), d, blocking)
+        if a is not None:
+            return a
+    a = _walk_to(grid, (ax, ay), d, targets)
+    if a is None and carrying is not None and grid.get(*front) is None:
+        return DROP  # nothing within reach: free the hands (a ball may block the way to a door)
+    return a
+
+
+def _walk_to(grid: Any, agent: tuple[int, int], d: int, targets: dict[tuple[int, int], int]) -> int | None:
+    # The target's action when facing one, else a turn or step along a shortest path of
+    # passable cells to a cell next to the nearest (breadth-first); None if none is reachable.
+    ax, ay = agent
     front = (ax + DIR_VEC[d][0], ay + DIR_VEC[d][1])
     if front in targets:
         return targets[front]

@@ -26,6 +26,7 @@ from minigrid.core.world_object import Ball, Box, Key  # noqa: E402
 
 import gridsim  # noqa: E402
 from gridsim.minigrid import _kernel  # noqa: E402
+from gridsim.minigrid.ids import COLOR_NAMES  # noqa: E402
 from gridsim.minigrid.interop import contents_code, state_of, task_of  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
@@ -83,6 +84,13 @@ def test_task_data_of_each_generator():
     ref = gym.make("MiniGrid-DoorKey-5x5-v0")
     ref.reset(seed=0)
     assert task_of(ref) == () and state_of(ref)["task"] == (0,) * _kernel.MINIGRID_TASK_SLOTS
+    ref = gym.make("MiniGrid-KeyCorridorS3R3-v0")
+    ref.reset(seed=0)
+    assert task_of(ref) == (6, COLOR_NAMES.index(ref.unwrapped.obj.color))  # the ball to pick up
+    ref = gym.make("MiniGrid-Unlock-v0")
+    ref.reset(seed=0)
+    x, y = task_of(ref)
+    assert ref.unwrapped.grid.get(x, y) is ref.unwrapped.door
 
 
 def _facing_an_empty_cell(ref):
