@@ -315,8 +315,14 @@ def _list(args) -> int:
         for fam in FAMILIES.values():
             print(f"## {fam.name} ({fam.vector_env.__name__})\n\n{settings_table(fam.vector_env.SETTINGS)}\n")
         return 0
-    for env_id in gridsim.registered_ids():
-        print(env_id)
+    from gridsim.families import FAMILIES
+
+    ids = gridsim.registered_ids()
+    # An id, and one line on its task where its family has one (the id stays the line's first word).
+    described = {env_id: next((d for f in FAMILIES.values() if (d := f.describe(env_id))), None) for env_id in ids}
+    width = max((len(env_id) for env_id, d in described.items() if d), default=0)
+    for env_id, d in described.items():
+        print(f"{env_id:<{width}}  {d}" if d else env_id)
     return 0
 
 

@@ -37,6 +37,10 @@ class Register(Protocol):
         """Register ``env_id`` with these constructor ``kwargs`` and spec-level step limit."""
 
 
+def _no_description(env_id: str) -> str | None:
+    return None
+
+
 def _no_defaults(meta: Mapping[str, str]) -> dict[str, Any]:
     return {}
 
@@ -86,6 +90,7 @@ class Family:
         exports: names of the family package's public objects (``gridsim.<name>.<export>``) that the
             top-level ``gridsim`` namespace holds too, besides the two env classes (``"TaskSampler"``).
         tools: what ``gridsim bench``, ``bench/`` and ``gridsim play`` read (:class:`FamilyTools`).
+        describe: one line on the task of one of the family's ids (``gridsim list``), or None.
     """
 
     name: str
@@ -97,6 +102,7 @@ class Family:
     level_grammar: LevelGrammar | None = None
     exports: tuple[str, ...] = ()
     tools: FamilyTools = field(default_factory=FamilyTools)
+    describe: Callable[[str], str | None] = _no_description
 
     @property
     def env_classes(self) -> dict[str, type]:

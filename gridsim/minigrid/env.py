@@ -20,7 +20,7 @@ from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
 from gridsim.minigrid.api import MinigridApi
-from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, spec_of
+from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
 from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
 from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
 from gridsim.minigrid.spaces import MissionSpace
@@ -532,6 +532,7 @@ FAMILY = Family(
     single_env=MinigridEnv,
     register_ids=register_ids,
     takes_map=False,
+    describe=description_of,
     tools=FamilyTools(
         bench_level="MiniGrid-DoorKey-8x8-v0",
         bench_level_format="minigrid:{}",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import gridsim.minigrid._kernel as _kernel
 
-__all__ = ["COLOR_NAMES", "MINIGRID_IDS", "STATE_NAMES", "MinigridSpec", "spec_of"]
+__all__ = ["COLOR_NAMES", "MINIGRID_IDS", "STATE_NAMES", "MinigridSpec", "description_of", "spec_of"]
 
 # COLOR_TO_IDX order (the encoding); Minigrid draws colours from the alphabetical COLOR_NAMES.
 COLOR_NAMES = ("red", "green", "blue", "purple", "yellow", "grey")
@@ -47,6 +47,28 @@ class MinigridSpec:
     num_actions: int = 7
 
     @property
+    def description(self) -> str:
+        """One line on the task (``gridsim list``): what the agent must do, and the grid's size."""
+        what = _DESCRIPTIONS[self.generator]
+        p = self.params
+        if self.generator == "unlockpickup" and p[0]:
+            what = "move the ball blocking the locked door, unlock it, pick up the box behind"
+        elif self.generator in ("obstructed_1d", "obstructed_full"):
+            key_in_box, blocked = (p[0], p[1]) if self.generator == "obstructed_1d" else (p[2], p[3])
+            what += "; keys" + (" in boxes" if key_in_box else " lying about") + (", doors blocked by balls"
+                                                                                 if blocked else "")
+        elif self.generator in ("empty", "dynamic_obstacles") and p[0]:
+            what += ", from a random start"
+        elif self.generator == "crossing":
+            what = f"reach the goal through the gaps of {p[0]} {'lava river' if p[1] == OBJ['lava'] else 'wall'}" + (
+                "s" if p[0] > 1 else "")
+        elif self.generator == "multiroom":
+            what = f"reach the goal through a chain of {p[1]} rooms joined by doors"
+        elif self.generator == "memory" and p[0]:
+            what += " (of random length)"
+        return f"{what} ({self.width}x{self.height})"
+
+    @property
     def env_id(self) -> str:
         """The Gymnasium id gridsim registers."""
         return "gridsim/" + self.name
@@ -61,6 +83,31 @@ class MinigridSpec:
                 "max_steps": self.max_steps, "see_through_walls": int(self.see_through_walls),
                 "params": tuple(self.params), "num_missions": len(self.missions)}
 
+
+# One line per generator: the task (MinigridSpec.description adds what varies with the parameters).
+_DESCRIPTIONS = {
+    "empty": "reach the goal in the far corner of an empty room",
+    "doorkey": "pick up the key, unlock the door in the wall, reach the goal",
+    "fourrooms": "reach the goal across four rooms joined by gaps",
+    "lavagap": "reach the goal through the one gap in a column of lava",
+    "crossing": "reach the goal through the openings of crossing rivers",
+    "multiroom": "reach the goal through a chain of rooms joined by doors",
+    "distshift": "reach the goal past two strips of lava",
+    "dynamic_obstacles": "reach the goal among balls that move every step (touching one: -1)",
+    "memory": "remember the object at the start, walk the hallway, go to its match",
+    "gotodoor": "go next to the named door of four and signal done",
+    "unlock": "pick up the key, open the locked door",
+    "unlockpickup": "unlock the door, pick up the box behind it",
+    "keycorridor": "find the key off the corridor, unlock a room, pick up its ball",
+    "obstructed_1d": "unlock the door, pick up the blue ball behind it",
+    "obstructed_full": "find the blue ball in a corner room of a maze of locked doors",
+    "lockedroom": "fetch the key from one room, unlock another, reach its goal",
+    "fetch": "pick up the named object (any other ends the episode)",
+    "gotoobject": "go next to the named object and signal done",
+    "putnear": "put the named object down next to another",
+    "redbluedoors": "open the red door, then the blue one",
+    "playground": "rooms, doors and objects, no goal",
+}
 
 GOAL = ("get to the green goal square",)
 LAVA = ("avoid the lava and get to the green goal square",)
@@ -138,6 +185,12 @@ def _roomgrid_ids() -> list[MinigridSpec]:
 
 
 MINIGRID_IDS: dict[str, MinigridSpec] = {s.name: s for s in _ids()}
+
+
+def description_of(env_id: str) -> str | None:
+    """One line on a Minigrid id's task (``gridsim list``), or None for an id that is not one."""
+    spec = MINIGRID_IDS.get(env_id.removeprefix("gridsim/"))
+    return None if spec is None else spec.description
 
 
 def spec_of(name: str) -> MinigridSpec:

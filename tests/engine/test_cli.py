@@ -24,10 +24,15 @@ def test_version_prints_the_version(capsys):
 
 def test_list_leads_with_descriptive_ids(capsys):
     assert main(["list"]) == 0
-    listed = capsys.readouterr().out.split()
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[0] for line in lines]
     assert "gridsim/PixelWorld-room1_small-v0" in listed
     assert "gridsim/PixelWorld-v0" not in listed  # the original's name, kept as an alias
     assert listed == gridsim.registered_ids()
+    # The MiniGrid ids come with one line on their task.
+    described = dict(line.split(maxsplit=1) for line in lines if line.startswith("gridsim/MiniGrid-"))
+    assert len(described) == len(gridsim.minigrid.MINIGRID_IDS)
+    assert described["gridsim/MiniGrid-KeyCorridorS3R3-v0"].endswith("pick up its ball (7x7)")
 
 
 def test_check_passes_every_id_without_gymnasium_notices(tmp_path):
