@@ -689,7 +689,7 @@ cdef class MinigridKernel(Kernel):
                     rew = success_reward(sc, max_steps)
                 term = True
         elif c.gen == GEN_UNLOCK:
-            if a == A_TOGGLE:
+            if a == A_TOGGLE and 0 <= w.task[0] < w.W and 0 <= w.task[1] < w.H:  # (a set_state may put it anywhere)
                 fc = cell_at(&w, w.task[0], w.task[1])
                 if fc[0] == OBJ_DOOR and fc[2] == ST_OPEN:
                     rew = success_reward(sc, max_steps)
