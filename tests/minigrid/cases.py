@@ -6,7 +6,7 @@ import numpy as np
 
 from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 
-ID_COUNT = 43  # Minigrid's ids without rooms (gridsim.minigrid.MINIGRID_IDS)
+ID_COUNT = 54  # Minigrid's ids without RoomGrid rooms (gridsim.minigrid.MINIGRID_IDS)
 
 # The first registered ids, DistShift1 and DistShift2, draw nothing at reset. DoorKey comes first
 # (the tests that take one id per family take it): a layout drawn at every reset, a key and a
