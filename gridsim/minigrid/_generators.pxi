@@ -1,6 +1,6 @@
 # Included by gridsim/minigrid/_kernel.pyx after _world.pxi: every id's _gen_grid, drawing
-# from the env's generator in exactly Minigrid's order (spec section 5; the section of each
-# generator is named above it). Each gen_* starts from an all-empty grid with the agent at
+# from the env's generator in exactly Minigrid's order (spec sections 5 and 6; the section of
+# each generator is named above it). Each gen_* starts from an all-empty grid with the agent at
 # (-1, -1, -1), nothing carried, task slots 0 and mission 0, and returns 0, or -1 where
 # Minigrid would raise (a placement that ran out of tries).
 
@@ -16,12 +16,20 @@ cdef enum:
     GEN_DYNOBS = 7       # p0: random start, p1: n_obstacles; task: count, then (x, y) per ball
     GEN_MEMORY = 8       # p0: random_length; task: success (x, y), failure (x, y)
     GEN_GOTODOOR = 9     # task: the target door (x, y); mission: its colour (COLOR_TO_IDX)
-    # RoomGrid ids (_roomgrid.pxi).
+    # RoomGrid ids (_roomgrid.pxi); then the MiniGridEnv ids of the spec's section 6.
     GEN_UNLOCK = 10      # task: the locked door (x, y)
     GEN_UNLOCKPICKUP = 11  # p0: blocked (BlockedUnlockPickup); task: the target's object, colour; mission: its colour
     GEN_KEYCORRIDOR = 12   # p0: room_size, p1: num_rows; task, mission as GEN_UNLOCKPICKUP
     GEN_OBSTRUCTED_1D = 13   # p0: key_in_box, p1: blocked; task as GEN_UNLOCKPICKUP
     GEN_OBSTRUCTED_FULL = 14  # p0, p1: agent_room, p2: key_in_box, p3: blocked, p4: num_quarters, p5: v1
+    GEN_LOCKEDROOM = 20  # mission: locked room's colour * 6 + key room's colour (COLOR_TO_IDX)
+    GEN_FETCH = 21       # p0: numObjs; task: target object (OBJ_KEY / OBJ_BALL), colour;
+                         # mission: syntax * 12 + (0 key, 1 ball) * 6 + colour
+    GEN_GOTOOBJECT = 22  # p0: numObjs; task: target_pos (x, y); mission: (0 key, 1 ball, 2 box) * 6 + colour
+    GEN_PUTNEAR = 23     # p0: numObjs; task: target_pos (x, y), the object to move (OBJ_*, colour);
+                         # mission: ((move type * 6 + colour) * 3 + target type) * 6 + colour
+    GEN_REDBLUEDOORS = 24  # task: the red door (x, y), the blue door (x, y)
+    GEN_PLAYGROUND = 25
     NUM_GENS = 26
 
 
@@ -413,6 +421,211 @@ cdef int gen_gotodoor(World* w, const MgConfig* cfg) noexcept nogil:
     return 0
 
 
+# ---------------------------------------------------------------- MiniGridEnv ids of spec section 6
+
+cdef enum:
+    OBJS_MAX = 18        # numObjs: distinct (type, colour) pairs of key, ball and box
+
+
+cdef int gen_lockedroom(World* w, const MgConfig* cfg) noexcept nogil:
+    # 6.6 LockedRoom: six rooms, left then right per band of H // 3 rows, doors on the hallway
+    # walls; goal and key are set without rejection (x then y inside the room's walls).
+    cdef int L = w.W // 2 - 2, R = w.W // 2 + 2, band = w.H // 3, n, i, x, y, k, locked, key
+    cdef int top_x[6]
+    cdef int top_y[6]
+    cdef int color[6]
+    cdef int left[6]             # COLOR_NAMES not yet taken, as draw indices (sorted)
+    cdef int sx = L + 1, sy = w.H // 3 + 1
+    wall_rect(w, 0, 0, w.W, w.H)
+    vert_wall(w, L, 0, w.H, OBJ_WALL, C_GREY)
+    vert_wall(w, R, 0, w.H, OBJ_WALL, C_GREY)
+    for n in range(3):
+        y = n * band
+        horz_wall(w, 0, y, L, OBJ_WALL, C_GREY)
+        horz_wall(w, R, y, w.W - R, OBJ_WALL, C_GREY)
+        top_x[2 * n] = 0
+        top_x[2 * n + 1] = R
+        top_y[2 * n] = y
+        top_y[2 * n + 1] = y
+    locked = rint(w, 0, 6)
+    x = rint(w, top_x[locked] + 1, top_x[locked] + sx - 1)
+    y = rint(w, top_y[locked] + 1, top_y[locked] + sy - 1)
+    put_goal(w, x, y)
+    for k in range(6):
+        left[k] = k
+    for n in range(6):
+        # elem(sorted(colours)); colours.remove(...): the remaining draw indices stay sorted.
+        k = rint(w, 0, 6 - n)
+        color[n] = COLOR_OF_DRAW[left[k]]
+        for i in range(k, 5 - n):
+            left[i] = left[i + 1]
+        put(w, L if n % 2 == 0 else R, top_y[n] + 3, OBJ_DOOR, color[n], ST_LOCKED if n == locked else ST_CLOSED)
+    key = rint(w, 0, 6)
+    while key == locked:
+        key = rint(w, 0, 6)
+    x = rint(w, top_x[key] + 1, top_x[key] + sx - 1)
+    y = rint(w, top_y[key] + 1, top_y[key] + sy - 1)
+    put(w, x, y, OBJ_KEY, color[locked], 0)
+    if place_agent(w, L, 0, R - L, w.H, True, -1) < 0:
+        return -1
+    w.mission[0] = <int16_t>(color[locked] * 6 + color[key])
+    return 0
+
+
+cdef int gen_fetch(World* w, const MgConfig* cfg) noexcept nogil:
+    # 6.7 Fetch: numObjs keys and balls (repeats allowed) anywhere, the agent, then the target
+    # and the mission's wording.
+    cdef int n = cfg.p[0], k, t, x, y
+    cdef int types[OBJS_MAX]
+    cdef int colors[OBJS_MAX]
+    if not 1 <= n <= OBJS_MAX:
+        return -1
+    wall_rect(w, 0, 0, w.W, w.H)
+    for k in range(n):
+        types[k] = rint(w, 0, 2)            # elem(['key', 'ball'])
+        colors[k] = rcolor(w)
+        if place_obj(w, 0, 0, w.W, w.H, OBJ_KEY + types[k], colors[k], 0, False, -1, &x, &y) < 0:
+            return -1
+    if place_agent(w, 0, 0, w.W, w.H, True, -1) < 0:
+        return -1
+    t = rint(w, 0, n)
+    w.task[0] = <int16_t>(OBJ_KEY + types[t])
+    w.task[1] = <int16_t>colors[t]
+    w.mission[0] = <int16_t>(rint(w, 0, 5) * 12 + types[t] * 6 + colors[t])
+    return 0
+
+
+cdef int draw_distinct_object(World* w, int* types, int* colors, int n) noexcept nogil:
+    # GoToObject / PutNear: (type, colour) pairs are drawn until one differs from the n kept
+    # (a repeat's two draws are consumed); it becomes item n. Types: 0 key, 1 ball, 2 box.
+    cdef int t, c, j
+    while True:
+        t = rint(w, 0, 3)
+        c = rcolor(w)
+        for j in range(n):
+            if types[j] == t and colors[j] == c:
+                break
+        else:
+            types[n] = t
+            colors[n] = c
+            return 0
+
+
+cdef int gen_gotoobject(World* w, const MgConfig* cfg) noexcept nogil:
+    # 6.8 GoToObject: numObjs distinct objects anywhere, the agent, then the target.
+    cdef int n = cfg.p[0], k, t
+    cdef int types[OBJS_MAX]
+    cdef int colors[OBJS_MAX]
+    cdef int px[OBJS_MAX]
+    cdef int py[OBJS_MAX]
+    if not 1 <= n <= OBJS_MAX:  # more never ends in Minigrid
+        return -1
+    wall_rect(w, 0, 0, w.W, w.H)
+    for k in range(n):
+        draw_distinct_object(w, types, colors, k)
+        if place_obj(w, 0, 0, w.W, w.H, OBJ_KEY + types[k], colors[k], 0, False, -1, &px[k], &py[k]) < 0:
+            return -1
+    if place_agent(w, 0, 0, w.W, w.H, True, -1) < 0:
+        return -1
+    t = rint(w, 0, n)
+    w.task[0] = <int16_t>px[t]
+    w.task[1] = <int16_t>py[t]
+    w.mission[0] = <int16_t>(types[t] * 6 + colors[t])
+    return 0
+
+
+cdef int gen_putnear(World* w, const MgConfig* cfg) noexcept nogil:
+    # 6.9 PutNear: numObjs distinct objects, none in the 3x3 around an earlier one (place_obj
+    # with near_obj as reject_fn, over the whole grid); the agent; the object to move, then a
+    # target redrawn until it is another one.
+    cdef int n = cfg.p[0], k, j, m, g, x, y
+    cdef int types[OBJS_MAX]
+    cdef int colors[OBJS_MAX]
+    cdef int px[OBJS_MAX]
+    cdef int py[OBJS_MAX]
+    cdef bint near
+    if not 2 <= n <= OBJS_MAX:  # fewer: the target loop never ends; more: the objects' loop
+        return -1
+    wall_rect(w, 0, 0, w.W, w.H)
+    for k in range(n):
+        draw_distinct_object(w, types, colors, k)
+        while True:
+            x = rint(w, 0, w.W)
+            y = rint(w, 0, w.H)
+            if not is_empty(w, x, y) or (x == w.agent[0] and y == w.agent[1]):
+                continue
+            near = False
+            for j in range(k):
+                if iabs(x - px[j]) <= 1 and iabs(y - py[j]) <= 1:
+                    near = True
+                    break
+            if not near:
+                break
+        put(w, x, y, OBJ_KEY + types[k], colors[k], 0)
+        px[k] = x
+        py[k] = y
+    if place_agent(w, 0, 0, w.W, w.H, True, -1) < 0:
+        return -1
+    m = rint(w, 0, n)
+    g = rint(w, 0, n)
+    while g == m:
+        g = rint(w, 0, n)
+    w.task[0] = <int16_t>px[g]
+    w.task[1] = <int16_t>py[g]
+    w.task[2] = <int16_t>(OBJ_KEY + types[m])
+    w.task[3] = <int16_t>colors[m]
+    w.mission[0] = <int16_t>(((types[m] * 6 + colors[m]) * 3 + types[g]) * 6 + colors[g])
+    return 0
+
+
+cdef int gen_redbluedoors(World* w, const MgConfig* cfg) noexcept nogil:
+    # 6.10 RedBlueDoors: a size x size room in the middle of a 2 size x size grid; the agent
+    # inside, then the red door in its left wall and the blue one in its right wall.
+    cdef int s = w.H, y
+    wall_rect(w, 0, 0, 2 * s, s)
+    wall_rect(w, s // 2, 0, s, s)
+    if place_agent(w, s // 2, 0, s, s, True, -1) < 0:
+        return -1
+    y = rint(w, 1, s - 1)
+    put(w, s // 2, y, OBJ_DOOR, C_RED, ST_CLOSED)
+    w.task[0] = <int16_t>(s // 2)
+    w.task[1] = <int16_t>y
+    y = rint(w, 1, s - 1)
+    put(w, s // 2 + s - 1, y, OBJ_DOOR, C_BLUE, ST_CLOSED)
+    w.task[2] = <int16_t>(s // 2 + s - 1)
+    w.task[3] = <int16_t>y
+    return 0
+
+
+cdef int gen_playground(World* w, const MgConfig* cfg) noexcept nogil:
+    # 6.11 Playground: 3x3 rooms (j outer, i inner), a door of a random colour in each inner
+    # wall (its position drawn before its colour); the agent; then 12 random objects anywhere.
+    cdef int rw = w.W // 3, rh = w.H // 3, i, j, xl, yt, xr, yb, p, k, t, c, x, y
+    wall_rect(w, 0, 0, w.W, w.H)
+    for j in range(3):
+        for i in range(3):
+            xl = i * rw
+            yt = j * rh
+            xr = xl + rw
+            yb = yt + rh
+            if i + 1 < 3:
+                vert_wall(w, xr, yt, rh, OBJ_WALL, C_GREY)
+                p = rint(w, yt + 1, yb - 1)
+                put(w, xr, p, OBJ_DOOR, rcolor(w), ST_CLOSED)
+            if j + 1 < 3:
+                horz_wall(w, xl, yb, rw, OBJ_WALL, C_GREY)
+                p = rint(w, xl + 1, xr - 1)
+                put(w, p, yb, OBJ_DOOR, rcolor(w), ST_CLOSED)
+    if place_agent(w, 0, 0, w.W, w.H, True, -1) < 0:
+        return -1
+    for k in range(12):
+        t = rint(w, 0, 3)                   # elem(['key', 'ball', 'box'])
+        c = rcolor(w)
+        if place_obj(w, 0, 0, w.W, w.H, OBJ_KEY + t, c, 0, False, -1, &x, &y) < 0:
+            return -1
+    return 0
+
+
 cdef int generate(World* w, const MgConfig* cfg) noexcept nogil:
     # The id's _gen_grid; -1 where Minigrid would raise.
     if cfg.gen == GEN_EMPTY:
@@ -445,4 +658,16 @@ cdef int generate(World* w, const MgConfig* cfg) noexcept nogil:
         return gen_obstructed_1d(w, cfg)
     if cfg.gen == GEN_OBSTRUCTED_FULL:
         return gen_obstructed_full(w, cfg)
+    if cfg.gen == GEN_LOCKEDROOM:
+        return gen_lockedroom(w, cfg)
+    if cfg.gen == GEN_FETCH:
+        return gen_fetch(w, cfg)
+    if cfg.gen == GEN_GOTOOBJECT:
+        return gen_gotoobject(w, cfg)
+    if cfg.gen == GEN_PUTNEAR:
+        return gen_putnear(w, cfg)
+    if cfg.gen == GEN_REDBLUEDOORS:
+        return gen_redbluedoors(w, cfg)
+    if cfg.gen == GEN_PLAYGROUND:
+        return gen_playground(w, cfg)
     return -1

@@ -47,7 +47,9 @@ MINIGRID_GENERATORS = {"empty": GEN_EMPTY, "doorkey": GEN_DOORKEY, "fourrooms": 
                        "distshift": GEN_DISTSHIFT, "dynamic_obstacles": GEN_DYNOBS, "memory": GEN_MEMORY,
                        "gotodoor": GEN_GOTODOOR, "unlock": GEN_UNLOCK, "unlockpickup": GEN_UNLOCKPICKUP,
                        "keycorridor": GEN_KEYCORRIDOR, "obstructed_1d": GEN_OBSTRUCTED_1D,
-                       "obstructed_full": GEN_OBSTRUCTED_FULL}
+                       "obstructed_full": GEN_OBSTRUCTED_FULL, "lockedroom": GEN_LOCKEDROOM, "fetch": GEN_FETCH,
+                       "gotoobject": GEN_GOTOOBJECT, "putnear": GEN_PUTNEAR, "redbluedoors": GEN_REDBLUEDOORS,
+                       "playground": GEN_PLAYGROUND}
 MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
                     "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
                     "lava": OBJ_LAVA, "agent": OBJ_AGENT}
@@ -67,6 +69,16 @@ cdef inline bint transparent(const uint8_t* c) noexcept nogil:
     # None, or an object that lets the agent see behind it (walls never, doors when open).
     cdef uint8_t o = c[0]
     return not (o == OBJ_WALL or (o == OBJ_DOOR and c[2] != ST_OPEN))
+
+
+cdef inline bint door_open_at(World* w, int x, int y) noexcept nogil:
+    # An open door at (x, y) (task slots name RedBlueDoors' doors; a state set from outside may
+    # name any cell).
+    cdef uint8_t* c
+    if not (0 <= x < w.W and 0 <= y < w.H):
+        return False
+    c = cell_at(w, x, y)
+    return c[0] == OBJ_DOOR and c[2] == ST_OPEN
 
 
 cdef inline double success_reward(int32_t step_count, int32_t max_steps) noexcept nogil:
@@ -578,11 +590,13 @@ cdef class MinigridKernel(Kernel):
 
     cdef inline bint step_one(self, MgStep* c, Py_ssize_t u, const action_t* actions, EventBuf* ev,
                              int32_t limit, double* reward, bint* truncated) noexcept nogil:
-        # MiniGridEnv.step and the overrides of Dynamic-Obstacles, Memory and GoToDoor (spec 2.5, 5.8-5.10).
+        # MiniGridEnv.step and the overrides of Dynamic-Obstacles, Memory, GoToDoor (spec 2.5, 5.8-5.10),
+        # Fetch, GoToObject, PutNear and RedBlueDoors (6.7-6.10).
         cdef World w
         cdef int a = <int>actions[u]
         cdef int d, ax, ay, fx, fy, contents
         cdef bint term = False, not_clear = False, inside, changed = c.gen == GEN_DYNOBS  # balls move
+        cdef bint held = False, red_was_open = False, blue_was_open = False
         cdef double rew = 0.0
         cdef int32_t sc, max_steps = limit if limit > 0 else c.max_steps
         cdef uint8_t* fc
@@ -605,6 +619,11 @@ cdef class MinigridKernel(Kernel):
             move_obstacles(&w)
         elif c.gen == GEN_MEMORY and a == A_PICKUP:
             a = A_TOGGLE
+        elif c.gen == GEN_PUTNEAR:
+            held = w.carrying[0] != OBJ_EMPTY
+        elif c.gen == GEN_REDBLUEDOORS:
+            red_was_open = door_open_at(&w, w.task[0], w.task[1])
+            blue_was_open = door_open_at(&w, w.task[2], w.task[3])
         # step_count first, saturating at INT32_MAX (the most an episode's length can hold).
         sc = self.step_count[u]
         sc += sc < 0x7FFFFFFF
@@ -681,7 +700,7 @@ cdef class MinigridKernel(Kernel):
             if w.agent[0] == w.task[2] and w.agent[1] == w.task[3]:
                 rew = 0.0
                 term = True
-        elif c.gen == GEN_GOTODOOR:
+        elif c.gen == GEN_GOTODOOR or c.gen == GEN_GOTOOBJECT:
             if a == A_TOGGLE:
                 term = True
             if a == A_DONE:
@@ -698,6 +717,37 @@ cdef class MinigridKernel(Kernel):
             # The pickup of the target (carried already, a pickup of anything else fails).
             if a == A_PICKUP and w.carrying[0] == w.task[0] and w.carrying[1] == w.task[1]:
                 rew = success_reward(sc, max_steps)
+                term = True
+        elif c.gen == GEN_FETCH:
+            # Anything carried ends the episode, rewarded iff its type and colour are the target's.
+            if w.carrying[0] != OBJ_EMPTY:
+                term = True
+                if w.carrying[0] == w.task[0] and w.carrying[1] == w.task[1]:
+                    rew = success_reward(sc, max_steps)
+                else:
+                    rew = 0.0
+        elif c.gen == GEN_PUTNEAR:
+            # Holding the wrong object after a pickup ends it; so does any drop with something held,
+            # rewarded iff the drop happened (the front cell was empty: nothing is held now) within
+            # one cell of target_pos (where the target was at reset). The front is the one after the step.
+            if a == A_PICKUP and w.carrying[0] != OBJ_EMPTY:
+                if w.carrying[0] != w.task[2] or w.carrying[1] != w.task[3]:
+                    term = True
+            if a == A_DROP and held:
+                d = w.agent[2] & 3
+                fx = w.agent[0] + DIR_DX[d]
+                fy = w.agent[1] + DIR_DY[d]
+                if w.carrying[0] == OBJ_EMPTY and iabs(fx - w.task[0]) <= 1 and iabs(fy - w.task[1]) <= 1:
+                    rew = success_reward(sc, max_steps)
+                term = True
+        elif c.gen == GEN_REDBLUEDOORS:
+            # The blue door open ends it, rewarded iff the red one was open before this step; the
+            # red one open after the blue one was ends it unrewarded.
+            if door_open_at(&w, w.task[2], w.task[3]):
+                rew = success_reward(sc, max_steps) if red_was_open else 0.0
+                term = True
+            elif door_open_at(&w, w.task[0], w.task[1]) and blue_was_open:
+                rew = 0.0
                 term = True
         reward[0] = rew
         c.changed = changed

@@ -152,6 +152,7 @@ def _ids() -> tuple[MinigridSpec, ...]:
     for size in (5, 6, 8):
         out.append(_square(f"MiniGrid-GoToDoor-{size}x{size}-v0", "gotodoor", size, 4 * size * size, True, doors))
     out.extend(_roomgrid_ids())
+    out.extend(_object_ids())
     return tuple(out)
 
 
@@ -181,6 +182,34 @@ def _roomgrid_ids() -> list[MinigridSpec]:
         for v in versions:
             out.append(rooms(f"MiniGrid-ObstructedMaze-{name}-v{v}", "obstructed_full", 6, 3, 3, 4 * visited * 36,
                              blue, (*room, key_in_box, blocked, quarters, v)))
+    return out
+
+
+OBJ_TYPES = ("key", "ball", "box")  # the generators' type numbers (missions and draws alike)
+FETCH_SYNTAX = ("get a", "go get a", "fetch a", "go fetch a", "you must fetch a")
+
+
+def _object_ids() -> list[MinigridSpec]:
+    # The MiniGridEnv ids of the spec's section 6; missions are indexed as the GEN_* comments say.
+    locked = tuple(f"get the {lc} key from the {kc} room, unlock the {lc} door and go to the goal"
+                   for lc in COLOR_NAMES for kc in COLOR_NAMES)
+    fetch = tuple(f"{syntax} {c} {t}" for syntax in FETCH_SYNTAX for t in OBJ_TYPES[:2] for c in COLOR_NAMES)
+    goto = tuple(f"go to the {c} {t}" for t in OBJ_TYPES for c in COLOR_NAMES)
+    near = tuple(f"put the {mc} {mt} near the {gc} {gt}"
+                 for mt in OBJ_TYPES for mc in COLOR_NAMES for gt in OBJ_TYPES for gc in COLOR_NAMES)
+    out = [_square("MiniGrid-LockedRoom-v0", "lockedroom", 19, 190, False, locked)]
+    for size, n in ((5, 2), (6, 2), (8, 3)):
+        out.append(_square(f"MiniGrid-Fetch-{size}x{size}-N{n}-v0", "fetch", size, 5 * size * size, True, fetch, (n,)))
+    for size, n in ((6, 2), (8, 2)):
+        out.append(_square(f"MiniGrid-GoToObject-{size}x{size}-N{n}-v0", "gotoobject", size, 5 * size * size, True,
+                           goto, (n,)))
+    for size, n in ((6, 2), (8, 3)):
+        out.append(_square(f"MiniGrid-PutNear-{size}x{size}-N{n}-v0", "putnear", size, 5 * size, True, near, (n,)))
+    red_blue = ("open the red door then the blue door",)
+    for size in (6, 8):  # a size x size room in a 2 size x size grid
+        out.append(MinigridSpec(f"MiniGrid-RedBlueDoors-{size}x{size}-v0", "redbluedoors", 2 * size, size,
+                                20 * size * size, False, red_blue))
+    out.append(_square("MiniGrid-Playground-v0", "playground", 19, 100, False, ("",)))
     return out
 
 

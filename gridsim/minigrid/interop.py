@@ -8,7 +8,8 @@ episode, and every later one, exactly as the Minigrid env does.
 
 The env is only read through its attributes (``grid``, ``agent_pos``, ``agent_dir``,
 ``carrying``, ``step_count``, ``mission``, ``np_random`` and, per id, ``obstacles``,
-``success_pos`` / ``failure_pos`` or ``target_pos``); gridsim never imports ``minigrid``.
+``success_pos`` / ``failure_pos``, ``target_pos`` (with ``move_type`` / ``moveColor``),
+``targetType`` / ``targetColor`` or ``red_door`` / ``blue_door``); gridsim never imports ``minigrid``.
 
 Example:
     >>> import gymnasium as gym
@@ -51,9 +52,12 @@ def task_of(env: Any) -> tuple[int, ...]:
 
     Dynamic-Obstacles: the ball count, then each ball's ``(x, y)`` in the order of
     ``env.obstacles`` (the order they move in); Memory: ``success_pos`` then ``failure_pos``;
-    GoToDoor: ``target_pos``; UnlockPickup, BlockedUnlockPickup, KeyCorridor and ObstructedMaze:
-    the object to pick up's type and colour (``obj``, the one object of its kind in the world);
-    Unlock: the door's ``(x, y)``. Other ids keep nothing there (an empty tuple).
+    PutNear: ``target_pos``, then the object to move (object index, colour index);
+    GoToDoor and GoToObject: ``target_pos``; Fetch: the target's object and colour indices;
+    RedBlueDoors: the red door's ``(x, y)``, then the blue door's; UnlockPickup,
+    BlockedUnlockPickup, KeyCorridor and ObstructedMaze: the object to pick up's type and colour
+    (``obj``, the one object of its kind in the world); Unlock: the door's ``(x, y)``. Other ids
+    keep nothing there (an empty tuple).
     """
     u = getattr(env, "unwrapped", env)
     obstacles = getattr(u, "obstacles", None)
@@ -64,6 +68,8 @@ def task_of(env: Any) -> tuple[int, ...]:
         return tuple(out)
     if hasattr(u, "success_pos") and hasattr(u, "failure_pos"):
         return (*_pair(u.success_pos), *_pair(u.failure_pos))
+    if hasattr(u, "move_type") and hasattr(u, "target_pos"):  # PutNear (before target_pos alone)
+        return (*_pair(u.target_pos), OBJECT_TO_IDX[u.move_type], COLOR_TO_IDX[u.moveColor])
     if hasattr(u, "target_pos"):
         return _pair(u.target_pos)
     target = getattr(u, "obj", None)  # RoomGrid's object to pick up
@@ -72,7 +78,20 @@ def task_of(env: Any) -> tuple[int, ...]:
     door = getattr(u, "door", None)  # Unlock's door
     if door is not None:
         return _pair(door.cur_pos)
+    if hasattr(u, "targetType") and hasattr(u, "targetColor"):  # Fetch
+        return OBJECT_TO_IDX[u.targetType], COLOR_TO_IDX[u.targetColor]
+    if hasattr(u, "red_door") and hasattr(u, "blue_door"):
+        return (*_door_pos(u, u.red_door), *_door_pos(u, u.blue_door))
     return ()
+
+
+def _door_pos(u: Any, door: Any) -> tuple[int, int]:
+    # The door's cell, found by identity (a door's cur_pos is not kept by grid.set).
+    width = int(u.grid.width)
+    for k, obj in enumerate(u.grid.grid):
+        if obj is door:
+            return k % width, k // width
+    raise ValueError("the door is not in the grid")
 
 
 def state_of(env: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import numpy as np
 
 from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 
-ID_COUNT = 65  # Minigrid ids (gridsim.minigrid.MINIGRID_IDS)
+ID_COUNT = 76  # Minigrid 3.2.0's ids but the six WFC ones (gridsim.minigrid.MINIGRID_IDS)
 
 # The first registered ids, DistShift1 and DistShift2, draw nothing at reset. DoorKey comes first
 # (the tests that take one id per family take it): a layout drawn at every reset, a key and a

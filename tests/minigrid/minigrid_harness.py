@@ -195,14 +195,35 @@ def _passable(obj: Any) -> bool:
     return obj is None or obj.type in ("goal", "floor") or (obj.type == "door" and obj.is_open)
 
 
+def _object_targets(u: Any, cells: list[tuple[int, int, Any]], carrying: Any) -> dict[tuple[int, int], int] | None:
+    """Fetch's and PutNear's targets (None for the other ids).
+
+    Fetch: the objects of the target's type and colour (pickup, hands free). PutNear: the
+    object to move (pickup), then, held, the empty cells around the target's cell (drop).
+    """
+    if hasattr(u, "move_type"):  # PutNear (it has a target_pos too)
+        if carrying is None:
+            want = (u.move_type, u.moveColor)
+            return {(x, y): PICKUP for x, y, obj in cells if obj is not None and (obj.type, obj.color) == want}
+        tx, ty = int(u.target_pos[0]), int(u.target_pos[1])
+        return {(x, y): DROP for x, y, obj in cells if obj is None and max(abs(x - tx), abs(y - ty)) <= 1}
+    if hasattr(u, "targetType") and hasattr(u, "targetColor"):  # Fetch (GoToObject has target_color)
+        want = (u.targetType, u.targetColor)
+        if carrying is not None:
+            return {}
+        return {(x, y): PICKUP for x, y, obj in cells if obj is not None and (obj.type, obj.color) == want}
+    return None
+
+
 def seek_action(env: Any, rng: np.random.Generator, num_actions: int) -> int | None:
     """A step towards the nearest target of the id (None: nothing to seek).
 
     Targets: goals (forward onto them), keys whose colour locks a door (pickup, hands free),
     closed doors (toggle; a locked one only with its key), Memory's two end cells (forward
-    onto them), GoToDoor's target door (done when next to it); in the RoomGrid ids the object
-    to pick up, boxes (toggle: a key may be inside) and balls (pickup), and what the agent
-    carries of no more use is dropped away from the doors. Facing a target, it acts;
+    onto them), GoToDoor's and GoToObject's ``target_pos`` (done when next to it), Fetch's and
+    PutNear's objects (:func:`_object_targets`); in the RoomGrid ids the object to pick up,
+    boxes (toggle: a key may be inside) and balls (pickup), and what the agent carries of no
+    more use is dropped away from the doors. Facing a target, it acts;
     otherwise it walks (turns or moves forward) along a shortest path of passable cells to a
     cell next to one, the first in breadth-first order.
     """
@@ -244,7 +265,10 @@ def seek_action(env: Any, rng: np.random.Generator, num_actions: int) -> int | N
         return None
     targets: dict[tuple[int, int], int] = {}
     door = getattr(u, "target_pos", None)
-    if door is not None:  # GoToDoor: toggling any door ends the episode unrewarded
+    objects = _object_targets(u, cells, carrying)
+    if objects is not None:
+        targets = objects
+    elif door is not None:  # GoToDoor, GoToObject: toggling ends the episode unrewarded
         tx, ty = int(door[0]), int(door[1])
         if abs(ax - tx) + abs(ay - ty) == 1:
             return DONE
@@ -331,6 +355,7 @@ class Stats:
     terminated: int = 0
     truncated: int = 0
     doors_opened: int = 0       # locked doors turned open
+    failures: int = 0           # terminated with reward 0 (a wrong object, door or place)
     rewards: list[float] = field(default_factory=list)
 
 
@@ -387,6 +412,7 @@ def run_single(name: str, seed: int, steps: int, policy: str = "seek", obs_type:
             stats.rewards.append(reward)
             stats.successes += reward > 0
             stats.penalties += reward < 0
+            stats.failures += term and reward == 0
             if term or trunc:
                 stats.episodes += 1
                 stats.terminated += term

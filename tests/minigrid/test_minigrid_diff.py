@@ -23,24 +23,30 @@ import minigrid_harness as h  # noqa: E402
 
 from gridsim.errors import InvalidArgumentError  # noqa: E402
 from gridsim.minigrid import MINIGRID_IDS  # noqa: E402
+from gridsim.minigrid.interop import state_of, task_of  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 
 IDS = h.IDS
+LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE, DONE = range(7)
 # One id of each generator, for the checks that need not run on every id in the fast set.
 ONE_PER_GENERATOR = [
     "MiniGrid-Empty-Random-6x6-v0", "MiniGrid-DoorKey-8x8-v0", "MiniGrid-FourRooms-v0", "MiniGrid-LavaGapS7-v0",
     "MiniGrid-LavaCrossingS9N2-v0", "MiniGrid-SimpleCrossingS11N5-v0", "MiniGrid-MultiRoom-N2-S4-v0",
     "MiniGrid-DistShift1-v0", "MiniGrid-Dynamic-Obstacles-Random-6x6-v0", "MiniGrid-MemoryS13Random-v0",
     "MiniGrid-GoToDoor-8x8-v0", "MiniGrid-Unlock-v0", "MiniGrid-BlockedUnlockPickup-v0", "MiniGrid-KeyCorridorS4R3-v0",
-    "MiniGrid-ObstructedMaze-1Dlhb-v0", "MiniGrid-ObstructedMaze-2Q-v1",
+    "MiniGrid-ObstructedMaze-1Dlhb-v0", "MiniGrid-ObstructedMaze-2Q-v1", "MiniGrid-LockedRoom-v0",
+    "MiniGrid-Fetch-8x8-N3-v0", "MiniGrid-GoToObject-8x8-N2-v0", "MiniGrid-PutNear-8x8-N3-v0",
+    "MiniGrid-RedBlueDoors-8x8-v0", "MiniGrid-Playground-v0",
 ]
 DOORKEY = [n for n in IDS if "DoorKey" in n]
 DYNAMIC = [n for n in IDS if "Dynamic-Obstacles" in n]
+# Spec 6.6-6.10: tasks with a success rule (Playground has none); all but LockedRoom end unrewarded too.
+TASKS = [n for n in IDS if any(k in n for k in ("LockedRoom", "Fetch", "GoToObject", "PutNear", "RedBlueDoors"))]
 
 
 def test_every_id_is_a_minigrid_id_with_minigrids_constants():
-    assert len(IDS) == 65
+    assert len(IDS) == 76
     for name, spec in MINIGRID_IDS.items():
         ref = gym.make(name).unwrapped
         ours = gym.make("gridsim/" + name)
@@ -89,6 +95,100 @@ def test_doorkey_episodes_open_the_locked_door_and_reach_the_goal(name):
     stats = h.run_single(name, 4, 400, "seek")
     assert stats.doors_opened >= 1 and stats.successes >= 1, stats
     assert stats.episodes >= 1
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_object_and_door_tasks_reach_their_success(name):
+    # Fetch: the target picked up; GoToObject: done next to it; PutNear: the object dropped next to
+    # the target; RedBlueDoors: red then blue; LockedRoom: key, locked door, goal.
+    stats = h.run_single(name, 4, 200, "seek")
+    assert stats.successes >= 1, stats
+    if "LockedRoom" in name:
+        assert stats.doors_opened >= 1, stats
+
+
+@pytest.mark.parametrize("name", [n for n in TASKS if "LockedRoom" not in n])
+def test_wrong_objects_doors_and_places_end_unrewarded(name):
+    # A wrong pickup (Fetch, PutNear), a drop away from the target, done away from it or a toggle
+    # (GoToObject), the blue door first (RedBlueDoors: seek opens the nearer door first).
+    policy = "seek" if "RedBlueDoors" in name else "random"
+    assert sum(h.run_single(name, seed, 200, policy).failures for seed in (4, 5, 6)) >= 1
+
+
+def _imported_pair(name: str, seed: int):
+    """Minigrid's env reset with ``seed`` and a gridsim env (``unwrapped``) to import its states into."""
+    ref = gym.make(name)
+    ref.reset(seed=seed)
+    return ref, gym.make("gridsim/" + name).unwrapped
+
+
+def _step_both(ref, ours, actions, where: str) -> list[tuple[float, bool]]:
+    out = []
+    for k, a in enumerate(actions):
+        step = ref.step(a)
+        h.compare_step(step, ours.step(a), f"{where} action {k}")
+        h.compare_state(ref, ours.get_state(), f"{where} action {k}")
+        out.append((float(step[1]), bool(step[2])))
+    return out
+
+
+def test_red_blue_doors_after_the_end_as_minigrid():
+    # Both doors open, the agent facing the blue one: closing it ends the episode unrewarded (the
+    # red door open, the blue one open before); opening it again rewards, and so does every later
+    # step while both stay open (nothing is latched).
+    name = "MiniGrid-RedBlueDoors-6x6-v0"
+    ref, ours = _imported_pair(name, 0)
+    u = ref.unwrapped
+    u.red_door.is_open = u.blue_door.is_open = True
+    bx, by = task_of(ref)[2:]
+    u.agent_pos, u.agent_dir = (bx - 1, by), 0
+    ours.set_state(state_of(ref))
+    out = _step_both(ref, ours, [TOGGLE, TOGGLE, LEFT, RIGHT, TOGGLE], name)
+    assert out[0] == (0.0, True) and out[4] == (0.0, True)
+    assert all(reward > 0 and term for reward, term in out[1:4])
+
+
+def test_put_near_a_drop_that_fails_ends_unrewarded():
+    # Holding the object to move next to the target and facing it: the drop fails (the cell is
+    # taken) and ends the episode, reward 0; turned to an empty cell next to the target, it rewards.
+    name = "MiniGrid-PutNear-8x8-N3-v0"
+    for seed in range(20):
+        ref, ours = _imported_pair(name, seed)
+        u = ref.unwrapped
+        tx, ty = (int(v) for v in u.target_pos)
+        # Facing the target from (tx - dx, ty - dy); a left turn faces (tx - dx + dy, ty - dy - dx).
+        free = [d for d, (dx, dy) in enumerate(h.DIR_VEC)
+                if u.grid.get(tx - dx, ty - dy) is None and u.grid.get(tx - dx + dy, ty - dy - dx) is None]
+        if not free:
+            continue
+        d = free[0]
+        ax, ay = tx - h.DIR_VEC[d][0], ty - h.DIR_VEC[d][1]
+        held = next(o for o in u.grid.grid if o is not None and (o.type, o.color) == (u.move_type, u.moveColor))
+        u.grid.grid[u.grid.grid.index(held)] = None
+        u.carrying, u.agent_pos, u.agent_dir = held, (ax, ay), d
+        ours.set_state(state_of(ref))
+        out = _step_both(ref, ours, [DROP, LEFT, DROP], f"{name} seed {seed}")
+        assert out[0] == (0.0, True) and out[2][0] > 0 and out[2][1]
+        return
+    raise AssertionError("no seed put a free cell on both sides")
+
+
+def test_fetch_a_wrong_object_ends_unrewarded_and_goes_on_ending():
+    # Carrying anything ends the episode at every step, rewarded only for the target's type and colour.
+    name = "MiniGrid-Fetch-8x8-N3-v0"
+    for seed in range(20):
+        ref, ours = _imported_pair(name, seed)
+        u = ref.unwrapped
+        wrong = [o for o in u.grid.grid if o is not None and o.type in ("key", "ball")
+                 and (o.type, o.color) != (u.targetType, u.targetColor)]
+        if wrong:
+            break
+    else:
+        raise AssertionError("no seed has a wrong object")
+    u.grid.grid[u.grid.grid.index(wrong[0])] = None
+    u.carrying = wrong[0]
+    ours.set_state(state_of(ref))
+    assert _step_both(ref, ours, [LEFT, DONE], name) == [(0.0, True), (0.0, True)]
 
 
 @pytest.mark.parametrize("obs_type", ["image", "full", "full_image"])

@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("minigrid")
 
 import minigrid_harness as h  # noqa: E402
+from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX  # noqa: E402
 from minigrid.core.world_object import Ball, Box, Key  # noqa: E402
 
 import gridsim  # noqa: E402
@@ -48,7 +49,8 @@ def test_an_imported_generator_gives_minigrids_next_worlds(name):
 
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep", "Disabled"])
 @pytest.mark.parametrize("name", ["MiniGrid-DoorKey-6x6-v0", "MiniGrid-Empty-Random-5x5-v0",
-                                  "MiniGrid-Dynamic-Obstacles-6x6-v0", "MiniGrid-MemoryS7-v0"])
+                                  "MiniGrid-Dynamic-Obstacles-6x6-v0", "MiniGrid-MemoryS7-v0",
+                                  "MiniGrid-PutNear-6x6-N2-v0", "MiniGrid-RedBlueDoors-6x6-v0"])
 def test_states_imported_into_a_vector_env(name, mode):
     h.run_imported_vector(name, 3, 9, 60, warmup=15, autoreset_mode=mode)
 
@@ -81,9 +83,27 @@ def test_task_data_of_each_generator():
     assert task_of(ref) == tuple(ref.unwrapped.target_pos)
     state = state_of(ref)
     assert state["mission"] == ref.unwrapped.mission and len(state["task"]) == _kernel.MINIGRID_TASK_SLOTS
-    ref = gym.make("MiniGrid-DoorKey-5x5-v0")
+    ref = gym.make("MiniGrid-GoToObject-8x8-N2-v0")
     ref.reset(seed=0)
-    assert task_of(ref) == () and state_of(ref)["task"] == (0,) * _kernel.MINIGRID_TASK_SLOTS
+    assert task_of(ref) == tuple(ref.unwrapped.target_pos)
+    ref = gym.make("MiniGrid-PutNear-8x8-N3-v0")  # it has a target_pos too: the object to move follows
+    ref.reset(seed=0)
+    u = ref.unwrapped
+    assert task_of(ref) == (*u.target_pos, OBJECT_TO_IDX[u.move_type], COLOR_TO_IDX[u.moveColor])
+    ref = gym.make("MiniGrid-Fetch-8x8-N3-v0")
+    ref.reset(seed=0)
+    u = ref.unwrapped
+    assert task_of(ref) == (OBJECT_TO_IDX[u.targetType], COLOR_TO_IDX[u.targetColor])
+    assert u.mission.endswith(f"{u.targetColor} {u.targetType}")
+    ref = gym.make("MiniGrid-RedBlueDoors-8x8-v0")
+    ref.reset(seed=0)
+    red_x, red_y, blue_x, blue_y = task_of(ref)
+    assert ref.unwrapped.grid.get(red_x, red_y) is ref.unwrapped.red_door
+    assert ref.unwrapped.grid.get(blue_x, blue_y) is ref.unwrapped.blue_door
+    for name in ("MiniGrid-DoorKey-5x5-v0", "MiniGrid-LockedRoom-v0", "MiniGrid-Playground-v0"):
+        ref = gym.make(name)
+        ref.reset(seed=0)
+        assert task_of(ref) == () and state_of(ref)["task"] == (0,) * _kernel.MINIGRID_TASK_SLOTS
     ref = gym.make("MiniGrid-KeyCorridorS3R3-v0")
     ref.reset(seed=0)
     assert task_of(ref) == (6, COLOR_NAMES.index(ref.unwrapped.obj.color))  # the ball to pick up

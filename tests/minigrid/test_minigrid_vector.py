@@ -25,10 +25,13 @@ FAST_IDS = [
     "MiniGrid-LavaGapS6-v0", "MiniGrid-SimpleCrossingS9N1-v0", "MiniGrid-MultiRoom-N2-S4-v0",
     "MiniGrid-DistShift2-v0", "MiniGrid-Dynamic-Obstacles-5x5-v0", "MiniGrid-MemoryS7-v0",
     "MiniGrid-GoToDoor-5x5-v0", "MiniGrid-UnlockPickup-v0", "MiniGrid-KeyCorridorS3R3-v0",
-    "MiniGrid-ObstructedMaze-1Dlhb-v0",
+    "MiniGrid-ObstructedMaze-1Dlhb-v0", "MiniGrid-LockedRoom-v0", "MiniGrid-Fetch-5x5-N2-v0",
+    "MiniGrid-GoToObject-6x6-N2-v0", "MiniGrid-PutNear-6x6-N2-v0", "MiniGrid-RedBlueDoors-6x6-v0",
+    "MiniGrid-Playground-v0",
 ]
 MODE_IDS = ["MiniGrid-Empty-Random-6x6-v0", "MiniGrid-DoorKey-6x6-v0", "MiniGrid-LavaCrossingS9N1-v0",
-            "MiniGrid-Dynamic-Obstacles-Random-5x5-v0", "MiniGrid-GoToDoor-6x6-v0", "MiniGrid-KeyCorridorS3R2-v0"]
+            "MiniGrid-Dynamic-Obstacles-Random-5x5-v0", "MiniGrid-GoToDoor-6x6-v0", "MiniGrid-KeyCorridorS3R2-v0",
+            "MiniGrid-PutNear-6x6-N2-v0", "MiniGrid-RedBlueDoors-6x6-v0"]
 
 
 @pytest.mark.parametrize("name", FAST_IDS)
