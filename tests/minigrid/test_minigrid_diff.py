@@ -13,6 +13,8 @@ conformance.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -321,6 +323,15 @@ def test_the_wfc_ids_are_left_out_as_minigrid_320_cannot_reset_them():
     assert not any("WFC" in name for name in MINIGRID_IDS)
     with pytest.raises(FileNotFoundError, match="patterns"):
         gym.make(wfc[0]).reset(seed=0)
+
+
+def test_the_docs_table_lists_every_id_with_its_limit():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "minigrid.md").read_text()
+    table = text[text.index("## Every id"):]
+    rows = {line.split(" | ")[0].strip("|` "): line for line in table.splitlines() if line.startswith("| `")}
+    assert set(rows) == set(MINIGRID_IDS)
+    for name, spec in MINIGRID_IDS.items():
+        assert f"| {spec.width}x{spec.height} | {spec.max_steps} |" in rows[name], name
 
 
 # --------------------------------------------------------------------------- slow: more seeds, longer
