@@ -188,3 +188,26 @@ def test_bench_minigrid_prints_one_line_per_round_and_a_summary():
     assert all(r["env_steps_per_s"] > 0 and r["env"] == "MiniGrid-DoorKey-8x8-v0" for r in rounds)
     summary = records[-1]
     assert summary["system"] == "summary" and set(summary["best_env_steps_per_s"]) == set(systems)
+
+
+def test_bench_minigrid_resets_prints_microseconds_per_env_reset():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    systems = ["gridsim", "minigrid"] if importlib.util.find_spec("minigrid") else ["gridsim"]
+    env_id = "MiniGrid-KeyCorridorS3R1-v0"
+    proc = subprocess.run(
+        [sys.executable, "bench/bench_minigrid.py", "--resets", "--seeded", "--env", env_id,
+         "--systems", *systems, "--num-envs", "8", "--minigrid-envs", "2", "--steps", "3", "--rounds", "2"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    labels = [s + v for s in systems for v in ("", "_seeded")]
+    rounds = [r for r in records if r["system"] != "summary"]
+    assert sorted((r["system"], r["round"]) for r in rounds) == sorted((s, k) for s in labels for k in range(2))
+    assert all(r["mode"] == "resets" and r["env"] == env_id for r in rounds)
+    assert all(r["us_per_env_reset"] > 0 and r["env_resets_per_s"] > 0 for r in rounds)
+    summary = records[-1]
+    assert summary["system"] == "summary" and set(summary["best_us_per_env_reset"]) == set(labels)
+    assert set(summary["gridsim_over"]) == set(labels) - {"gridsim"}
+    assert set(summary["gridsim_seeded_over"]) == set(labels) - {"gridsim_seeded"}
