@@ -212,14 +212,16 @@ cdef int rg_connect_all(World* w, RoomGrid* g) noexcept nogil:
     # RoomGrid.connect_all: until every room is reachable from the agent's, a random (i, j, k)
     # (three draws each time, even when skipped); an unlocked door of a random colour where
     # there is a neighbour, no door yet and neither room is locked. -1 after 5000 tries.
+    # Reachability changes only when a door is added, so it is searched again only then.
     cdef int start = (w.agent[1] // (g.rs - 1)) * g.nc + w.agent[0] // (g.rs - 1)
     cdef int it = 0, i, j, k, x, y
+    cdef bint connected = rg_all_reachable(g, start)
     cdef RgRoom* R
     while True:
         if it > 5000:
             return -1
         it += 1
-        if rg_all_reachable(g, start):
+        if connected:
             return 0
         i = rint(w, 0, g.nc)
         j = rint(w, 0, g.nr)
@@ -230,6 +232,7 @@ cdef int rg_connect_all(World* w, RoomGrid* g) noexcept nogil:
         if R.locked or rg_neighbor(g, i, j, k).locked:
             continue
         rg_add_door(w, g, i, j, k, rcolor(w), 0, &x, &y)
+        connected = rg_all_reachable(g, start)
 
 
 cdef inline void set_target(World* w, int obj, int color) noexcept nogil:
