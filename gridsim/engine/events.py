@@ -6,12 +6,12 @@ int32 payload of the spec's fields. They live in preallocated per-world buffers 
 batch state (``gridsim.engine.state.EVENT_FIELDS``); a world is an env for the
 navigation and manipulation families and a kitchen (not a row) for the kitchen family:
 
-=================  ==============  ================================================
-``event_type``     int16 (U, E)    spec index + 1 of each recorded event, 0 unused
-``event_payload``  int32 (U, E, F) its fields, unused fields -1
-``event_count``    int32 (U,)      events recorded for the world's last step
-``event_dropped``  int64 (U,)      events lost to overflow, cumulative
-=================  ==============  ================================================
+=================  ===============  ================================================
+``event_type``     int16 (U, E)     spec index + 1 of each recorded event, 0 unused
+``event_payload``  int32 (U, E, F)  its fields, unused fields -1
+``event_count``    int32 (U,)       events recorded for the world's last step
+``event_dropped``  int64 (U,)       events lost to overflow, cumulative
+=================  ===============  ================================================
 
 Lifecycle:
 

@@ -196,7 +196,7 @@ cdef class Kernel:
     # ---- Python entry points ----
 
     def bind_obs(self, obs):
-        """Write observations into ``obs`` (rows, *obs_shape) from now on (every row is rewritten each step)."""
+        """Write observations into ``obs`` ``(rows, *obs_shape)`` from now on (every row is rewritten each step)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement bind_obs")
 
     def sync_outputs(self):

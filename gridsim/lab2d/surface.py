@@ -114,7 +114,7 @@ class LevelApi:
 
     @synchronized
     def observation(self, name: str):
-        """Observation ``name`` of every env: an (N, *shape) array, or a tuple of N values for str or varying shapes.
+        """Observation ``name`` of all envs: an ``(N, *shape)`` array, or a tuple of N values for str or varying shapes.
 
         Raises:
             RuntimeError: before the first reset.

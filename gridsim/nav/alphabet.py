@@ -56,7 +56,7 @@ def normal(mu: float, sigma: float) -> Dist:
 
 
 def abs_normal(mu: float, sigma: float) -> Dist:
-    """|N(mu, sigma)|."""
+    """``|N(mu, sigma)|``."""
     return Dist("abs_normal", float(mu), float(sigma))
 
 

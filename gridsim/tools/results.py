@@ -88,8 +88,8 @@ class EvalResult:
         """Mean, standard deviation and 95% confidence half-width of each statistic.
 
         Returns:
-            ``{"episodes": n, "return": {"mean", "std", "ci95"}, "length": {...}, "success":
-            {...}}`` plus one entry per numeric extra statistic. ``std`` is the sample standard
+            A dict ``{"episodes": n, "return": {"mean", "std", "ci95"}, "length": {...}, "success": {...}}``
+            plus one entry per numeric extra statistic. ``std`` is the sample standard
             deviation (``ddof=1``; 0.0 for one episode) and ``ci95`` is ``1.96 * std / sqrt(n)``,
             the half-width of the normal-approximation interval ``mean ± ci95``; ``success``
             is the success rate.
