@@ -107,6 +107,9 @@ LEFT_OUT = {
     "gridsim.reference": "the oracles of the tests",
     # The command line: README.md documents the commands. (Private modules, ``_x``, are left out too.)
     "gridsim.cli": "the command line",
+    # The installed copy of the levels/ folder (setup.py's package_dir): level data, described in
+    # docs/levels.md; only an installed build has it.
+    "gridsim.builtin_levels": "the built-in levels (data)",
 }
 
 
