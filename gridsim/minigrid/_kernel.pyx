@@ -72,8 +72,8 @@ cdef inline bint transparent(const uint8_t* c) noexcept nogil:
 
 
 cdef inline bint door_open_at(World* w, int x, int y) noexcept nogil:
-    # An open door at (x, y) (task slots name RedBlueDoors' doors; a state set from outside may
-    # name any cell).
+    # An open door at (x, y) (task slots name Unlock's and RedBlueDoors' doors; a state set from
+    # outside may name any cell).
     cdef uint8_t* c
     if not (0 <= x < w.W and 0 <= y < w.H):
         return False
@@ -708,11 +708,9 @@ cdef class MinigridKernel(Kernel):
                     rew = success_reward(sc, max_steps)
                 term = True
         elif c.gen == GEN_UNLOCK:
-            if a == A_TOGGLE and 0 <= w.task[0] < w.W and 0 <= w.task[1] < w.H:  # (a set_state may put it anywhere)
-                fc = cell_at(&w, w.task[0], w.task[1])
-                if fc[0] == OBJ_DOOR and fc[2] == ST_OPEN:
-                    rew = success_reward(sc, max_steps)
-                    term = True
+            if a == A_TOGGLE and door_open_at(&w, w.task[0], w.task[1]):
+                rew = success_reward(sc, max_steps)
+                term = True
         elif GEN_UNLOCKPICKUP <= c.gen <= GEN_OBSTRUCTED_FULL:
             # The pickup of the target (carried already, a pickup of anything else fails).
             if a == A_PICKUP and w.carrying[0] == w.task[0] and w.carrying[1] == w.task[1]:
