@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gridsim.errors import first_line
+
 if TYPE_CHECKING:
     from gridsim.levels.lookup import LevelSource
     from gridsim.make import Level
@@ -24,12 +26,6 @@ def level_argument(text: str) -> str | Path:
     from gridsim.tools.env_names import command_line_env
 
     return command_line_env(text)
-
-
-def first_line(error: BaseException) -> str:
-    """An error's message as one line: its first (a level not found lists the paths it tried after it)."""
-    text = str(error)
-    return text.splitlines()[0].removesuffix("; tried:") if text.strip() else type(error).__name__
 
 
 def _positive(value, flag: str) -> None:
@@ -361,9 +357,9 @@ def _check(args) -> int:
 
 
 def _play(args) -> int:
-    from gridsim.tools.play import main as play_main
+    from gridsim.tools.play import run as play_run
 
-    return play_main(args.rest)
+    return play_run(args.rest)
 
 
 def _version() -> str:
@@ -381,13 +377,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if argv[:1] == ["play"]:
         # play parses its own arguments; argparse.REMAINDER would drop options before the id.
-        from gridsim.tools.play import main as play_main
+        from gridsim.tools.play import run as play_run
 
-        try:
-            return play_main(argv[1:])
-        except GridSimError as error:  # a name that is no id and no level, say: one line
-            print(f"gridsim play: error: {first_line(error)}", file=sys.stderr)
-            return 2
+        return play_run(argv[1:])  # a gridsim error (a name that is no id and no level, say): one line
     parser = argparse.ArgumentParser(prog="gridsim", description="Batched grid worlds.")
     parser.add_argument("--version", action="version", version=f"gridsim {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -461,7 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("ids", nargs="*", type=level_argument, metavar="id",
                    help="registered ids, level names or level files, as gridsim eval takes them")
     c.set_defaults(fn=_check)
-    p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal)", add_help=False)
+    p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal); --help lists the keys",
+                       add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=_play)
     args = parser.parse_args(argv)

@@ -382,5 +382,9 @@ FAMILY = Family(
         eval_id="gridsim/Kitchen-open-divider_salad-v0",
         bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view
         agents_per_env=2,
+        # Moving into a counter, a board or the delivery interacts with it (docs/kitchen.md).
+        play_keys={"up": 1, "down": 2, "left": 3, "right": 4, "n": 0},
+        play_help="arrows move the chosen agent (into a counter: interact), Tab or 1-4 choose it, N wait",
+        play_idle_action=0,  # noop
     ),
 )

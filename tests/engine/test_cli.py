@@ -55,6 +55,41 @@ def test_play_help_before_the_id(flag, capsys):
     assert out.startswith("usage: gridsim play") and "--terminal" in out
 
 
+def test_play_help_lists_every_familys_keys(capsys):
+    from gridsim.families import FAMILIES
+
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    keys = out.split("keys:", 1)[1]
+    for fam in FAMILIES.values():
+        assert f"  {fam.name}  " in keys.replace(" " * 3, "  ") and fam.tools.play_help in keys
+    assert "R reset, Esc or Q quit" in keys
+    assert "[id]" in out.splitlines()[0]
+
+
+def test_play_without_an_id_says_to_name_one(capsys):
+    assert main(["play", "--terminal"]) == 2
+    line = one_line_error(capsys, "play")
+    assert "name the env to play" in line and "gridsim list" in line
+
+
+def test_play_without_an_id_from_python_m_is_one_line(tmp_path):
+    env = dict(os.environ, PYTHONPATH=GRIDSIM_HOME)
+    run = subprocess.run([sys.executable, "-m", "gridsim.tools.play", "--terminal"], capture_output=True, text=True,
+                         cwd=tmp_path, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith("gridsim play: error: name the env to play") and run.stderr.count("\n") == 1
+
+
+def test_play_refuses_an_action_type_it_has_no_keys_for_in_one_line(capsys, tmp_path, monkeypatch):
+    (tmp_path / "sideways.txt").write_text("%gridsim 1\n[meta]\nfamily = nav\nactions = 1d_horizontal\n"
+                                           "[map]\n#####\n#S 0#\n#####\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "--terminal", "sideways.txt"]) == 2
+    assert "manual play supports the 4-action type only" in one_line_error(capsys, "play")
+
+
 def test_play_options_before_the_id(monkeypatch):
     import gridsim.tools.play as play
 
