@@ -303,7 +303,8 @@ def _render(args) -> int:
     if suffix == ".png" and args.frame >= 0:
         max_steps = args.frame if max_steps is None else min(max_steps, args.frame)
     try:
-        episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px)
+        episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px,
+                                 overlay=args.overlay)
         write_frames(args.out, episode.frames, fps=args.fps, frame=args.frame)
     except (ValueError, TypeError, ImportError, LookupError, OSError) as e:  # OSError: e.g. no such folder
         return fail(e)
@@ -463,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--cell-px", type=int, default=None,
                    help="pixels per cell, 1..256 (default: the env's, 16 for navigation, 32 for gridroboman and "
                         "kitchens)")
+    r.add_argument("--overlay", action="store_true",
+                   help="write the step and its reward (\"step 3  reward -1\") in a band above each frame")
     r.set_defaults(fn=_render)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
     lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")

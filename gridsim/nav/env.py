@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim.nav._kernel as _kernel
-from gridsim.engine.draw import check_cell_px
+from gridsim.engine.draw import cell_box, check_cell_px, fill_disc, fill_rect
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import (
@@ -415,12 +415,21 @@ class NavVectorEnv(NavApi, GridVectorEnv):
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
         """Env ``index`` as a fresh uint8 (H * cell_px, W * cell_px, 3) frame (``cell_px`` 16 by default).
 
-        Each cell in its tile's colour and the agent's cell in the agent's: the ``image``
-        observation, ``cell_px`` pixels per cell.
+        Each cell in its tile's colour, as the ``image`` observation draws it, ``cell_px``
+        pixels per cell; the agent is a disc in the agent's colour on its cell's tile (the
+        observation fills the whole cell with it), so a picture tells the agent from a
+        tile of the same colour.
         """
         cell_px = check_cell_px(cell_px, RENDER_CELL_PX, self.level.height, self.level.width)
         out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
-        self.kernel.render_rgb(self._index(index), out, cell_px)
+        i = self._index(index)
+        self.kernel.render_rgb(i, out, cell_px)
+        st = self.state
+        row, col = (int(v) for v in st.cell_rc[st.agent_cell[i]])
+        y0, x0, y1, x1 = cell_box(row, col, cell_px)
+        fill_rect(out, y0, x0, y1, x1, st.tile_color[st.tiles_of(i)[row, col]])
+        # A radius of 0.4 cell leaves a rim of the tile around the disc at every cell size.
+        fill_disc(out, (y0 + y1) / 2, (x0 + x1) / 2, 0.4 * cell_px, st.agent_color)
         return out
 
     @synchronized
