@@ -2,8 +2,10 @@
 
 Usage::
 
-    python examples/rllib_ppo.py --env gridsim/Gridroboman-LiftRed-v0 --total-timesteps 150000
-    python examples/rllib_ppo.py --env roboman:LiftRed --num-env-runners 2 --address auto   # on a cluster
+    python examples/rllib_ppo.py --env-id gridsim/Gridroboman-LiftRed-v0 --total-timesteps 150000
+    python examples/rllib_ppo.py --env-id roboman:LiftRed --num-env-runners 2 --address auto   # on a cluster
+
+``--env-id`` is examples/ppo.py's flag; ``--env``, its former name here, still works.
 
 Needs ``pip install "gridsim-vec[ray]"`` (with a CPU build of PyTorch installed first). Without
 ``--address`` Ray starts on this machine. The envs are built by
@@ -31,25 +33,27 @@ EVAL_SEED_BASE = 10**9
 
 def parse_args(argv=None):
     """The command line (see ``--help``)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--env", default="gridsim/Gridroboman-LiftRed-v0", help="a gridsim id or level name")
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--env-id", "--env", dest="env", metavar="ID", default="gridsim/Gridroboman-LiftRed-v0",
+                   help="a gridsim id or level name (--env: the former name of this flag)")
     p.add_argument("--env-kwargs", type=json.loads, default={}, help="JSON dict of env keyword arguments")
-    p.add_argument("--address", default=None, help="a Ray cluster to join (auto, ray://host:10001); default: local")
-    p.add_argument("--num-env-runners", type=int, default=2)
-    p.add_argument("--num-envs-per-runner", type=int, default=16)
-    p.add_argument("--rollout-fragment-length", type=int, default=64)
-    p.add_argument("--total-timesteps", type=int, default=150_000)
-    p.add_argument("--learning-rate", type=float, default=1e-3)
-    p.add_argument("--gamma", type=float, default=0.99)
-    p.add_argument("--lambda", dest="lambda_", type=float, default=0.95)
-    p.add_argument("--num-minibatches", type=int, default=4)
-    p.add_argument("--update-epochs", type=int, default=4)
-    p.add_argument("--clip-coef", type=float, default=0.2)
-    p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--vf-coef", type=float, default=0.5)
-    p.add_argument("--max-grad-norm", type=float, default=0.5)
-    p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--address", default=None, help="a Ray cluster to join (auto, ray://host:10001); None: local")
+    p.add_argument("--num-env-runners", type=int, default=2, help="Ray actors collecting rollouts")
+    p.add_argument("--num-envs-per-runner", type=int, default=16, help="envs of each runner's gridsim vector env")
+    p.add_argument("--rollout-fragment-length", type=int, default=64, help="steps per env per rollout")
+    p.add_argument("--total-timesteps", type=int, default=150_000, help="env steps to train for")
+    p.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's learning rate")
+    p.add_argument("--gamma", type=float, default=0.99, help="discount")
+    p.add_argument("--lambda", dest="lambda_", type=float, default=0.95, help="GAE lambda")
+    p.add_argument("--num-minibatches", type=int, default=4, help="minibatches per epoch")
+    p.add_argument("--update-epochs", type=int, default=4, help="epochs over each batch")
+    p.add_argument("--clip-coef", type=float, default=0.2, help="PPO's clip range")
+    p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
+    p.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight")
+    p.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient clipping")
+    p.add_argument("--hidden", type=int, default=128, help="units of each of the two hidden layers")
+    p.add_argument("--seed", type=int, default=1, help="RLlib's seed")
     p.add_argument("--eval-seeds", type=int, default=1000, help="episodes of the final evaluation (0: none)")
     return p.parse_args(argv)
 

@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gridsim.errors import first_line
+
 if TYPE_CHECKING:
     from gridsim.levels.lookup import LevelSource
     from gridsim.make import Level
@@ -24,12 +26,6 @@ def level_argument(text: str) -> str | Path:
     from gridsim.tools.env_names import command_line_env
 
     return command_line_env(text)
-
-
-def first_line(error: BaseException) -> str:
-    """An error's message as one line: its first (a level not found lists the paths it tried after it)."""
-    text = str(error)
-    return text.splitlines()[0].removesuffix("; tried:") if text.strip() else type(error).__name__
 
 
 def _positive(value, flag: str) -> None:
@@ -80,8 +76,9 @@ def _bench(args) -> int:
     info = machine_info()
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "
           f"level {args.level}, {args.num_envs} envs, kernel threads {' '.join(map(str, threads))}")
+    several = len(threads) > 1  # a speed-up column only with thread counts to compare
     header = (f"{'observation':<12} {'threads':>7} {'kernel call':>16} {'step()':>16} {'step/kernel':>12} "
-              f"{'ns/env-step':>12} {'speed-up':>9}")
+              f"{'ns/env-step':>12}" + (f" {'speed-up':>9}" if several else ""))
     print(header)
     print("-" * len(header))
     fam = family_row(level.family)
@@ -93,9 +90,22 @@ def _bench(args) -> int:
     finally:
         if bar is not None:
             bar.close()
-    print(f"(env-steps per second, best of {args.repeats} repeats of {args.steps} steps; "
-          f"speed-up of step() over {threads[0]} thread{'s' if threads[0] > 1 else ''})")
+    print(bench_legend(args.repeats, args.steps, args.num_envs, threads))
     return 0
+
+
+def bench_legend(repeats: int, steps: int, num_envs: int, threads: list[int]) -> str:
+    """The lines under ``gridsim bench``'s table that say what each column is."""
+    lines = [
+        f"kernel call, step(): env-steps per second, the best of {repeats} repeats of {steps} steps "
+        f"of {num_envs} envs",
+        "step/kernel: step()'s rate over the bare kernel call's (the rest of step() is Python: checks, "
+        "copies, infos); above 100%: the two differ by less than the timing noise",
+        "ns/env-step: nanoseconds of step() per env-step (1e9 / its rate)",
+    ]
+    if len(threads) > 1:
+        lines.append(f"speed-up: step()'s rate over its rate on {threads[0]} thread{'s' if threads[0] > 1 else ''}")
+    return "\n".join(lines)
 
 
 def _progress_bar(enabled: bool, total: int):
@@ -145,10 +155,10 @@ def _bench_rows(args, level: Level, source: LevelSource | None, obs_types, threa
                            for mode in ("raw", "step"))
         envs.close()
         for raw, step in zip(raws, steps, strict=True):
-            speedup = step.env_steps_per_s / steps[0].env_steps_per_s
+            speedup = f" {step.env_steps_per_s / steps[0].env_steps_per_s:>8.2f}x" if len(threads) > 1 else ""
             row(f"{obs_type:<12} {step.threads:>7} {raw.env_steps_per_s / 1e6:>10.1f} M/s "
                 f"{step.env_steps_per_s / 1e6:>10.1f} M/s {step.env_steps_per_s / raw.env_steps_per_s:>11.0%} "
-                f"{step.ns_per_env_step:>12.2f} {speedup:>8.2f}x")
+                f"{step.ns_per_env_step:>12.2f}{speedup}")
             if args.json:
                 for m in (raw, step):
                     print(json.dumps({**info, **m.as_dict()}), file=sys.stderr)
@@ -293,7 +303,8 @@ def _render(args) -> int:
     if suffix == ".png" and args.frame >= 0:
         max_steps = args.frame if max_steps is None else min(max_steps, args.frame)
     try:
-        episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px)
+        episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px,
+                                 overlay=args.overlay)
         write_frames(args.out, episode.frames, fps=args.fps, frame=args.frame)
     except (ValueError, TypeError, ImportError, LookupError, OSError) as e:  # OSError: e.g. no such folder
         return fail(e)
@@ -313,13 +324,17 @@ def _list(args) -> int:
         from gridsim.families import FAMILIES
 
         for fam in FAMILIES.values():
-            print(f"## {fam.name} ({fam.vector_env.__name__})\n\n{settings_table(fam.vector_env.SETTINGS)}\n")
+            # Markdown's code spans (the docstrings' table uses reStructuredText's double backticks).
+            table = settings_table(fam.vector_env.SETTINGS, code="`")
+            print(f"## {fam.name} ({fam.vector_env.__name__})\n\n{table}\n")
         return 0
     from gridsim.families import FAMILIES
 
     ids = gridsim.registered_ids()
     # An id, and one line on its task where its family has one (the id stays the line's first word).
     described = {env_id: next((d for f in FAMILIES.values() if (d := f.describe(env_id))), None) for env_id in ids}
+    if "gridsim/Level-v0" in described:  # the registry's own id, of no family
+        described["gridsim/Level-v0"] = "any level by name: gym.make(\"gridsim/Level-v0\", level=\"nav/four_rooms\")"
     width = max((len(env_id) for env_id, d in described.items() if d), default=0)
     for env_id, d in described.items():
         print(f"{env_id:<{width}}  {d}" if d else env_id)
@@ -361,9 +376,9 @@ def _check(args) -> int:
 
 
 def _play(args) -> int:
-    from gridsim.tools.play import main as play_main
+    from gridsim.tools.play import run as play_run
 
-    return play_main(args.rest)
+    return play_run(args.rest)
 
 
 def _version() -> str:
@@ -381,13 +396,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if argv[:1] == ["play"]:
         # play parses its own arguments; argparse.REMAINDER would drop options before the id.
-        from gridsim.tools.play import main as play_main
+        from gridsim.tools.play import run as play_run
 
-        try:
-            return play_main(argv[1:])
-        except GridSimError as error:  # a name that is no id and no level, say: one line
-            print(f"gridsim play: error: {first_line(error)}", file=sys.stderr)
-            return 2
+        return play_run(argv[1:])  # a gridsim error (a name that is no id and no level, say): one line
     parser = argparse.ArgumentParser(prog="gridsim", description="Batched grid worlds.")
     parser.add_argument("--version", action="version", version=f"gridsim {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -453,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--cell-px", type=int, default=None,
                    help="pixels per cell, 1..256 (default: the env's, 16 for navigation, 32 for gridroboman and "
                         "kitchens)")
+    r.add_argument("--overlay", action="store_true",
+                   help="write the step and its reward (\"step 3  reward -1\") in a band above each frame")
     r.set_defaults(fn=_render)
     lst = sub.add_parser("list", help="the registered Gymnasium ids")
     lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
@@ -461,7 +474,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("ids", nargs="*", type=level_argument, metavar="id",
                    help="registered ids, level names or level files, as gridsim eval takes them")
     c.set_defaults(fn=_check)
-    p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal)", add_help=False)
+    p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal); --help lists the keys",
+                       add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=_play)
     args = parser.parse_args(argv)

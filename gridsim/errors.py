@@ -41,12 +41,23 @@ __all__ = [
     "PolicyError",
     "close_matches",
     "did_you_mean",
+    "first_line",
 ]
 
 
 def close_matches(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     """The names in ``choices`` closest to ``name`` (:func:`difflib.get_close_matches`), best first."""
     return difflib.get_close_matches(name, list(choices), n=n)
+
+
+def first_line(error: BaseException) -> str:
+    """An error's message as one line, as the ``gridsim`` commands print it: its first line.
+
+    A level not found lists the paths it tried after its first line; an error without a
+    message is named by its class.
+    """
+    text = str(error)
+    return text.splitlines()[0].removesuffix("; tried:") if text.strip() else type(error).__name__
 
 
 def did_you_mean(matches: list[str]) -> str:

@@ -1,8 +1,9 @@
 """Small numpy drawing primitives for the families' ``rgb_array`` frames.
 
 Frames are uint8 (H, W, 3) arrays drawn in place: rectangles, discs (whole or cut in
-quarters), cell grids and text in a built-in 5x7 bitmap font. Only numpy is used, so a
-frame is the same pixels whatever else is installed.
+quarters), cell grids and text in a built-in 5x7 bitmap font; :func:`with_overlay` adds a
+band of text (a step and its reward) above a frame. Only numpy is used, so a frame is the
+same pixels whatever else is installed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["MAX_CELL_PX", "MAX_FRAME_PIXELS", "blend", "cell_box", "cells_frame", "check_cell_px", "draw_grid",
-           "draw_text", "fill_disc", "fill_rect", "outline_rect", "text_size"]
+           "draw_text", "fill_disc", "fill_rect", "outline_rect", "step_text", "text_size", "with_overlay"]
 
 MAX_CELL_PX = 256  # pixels per cell a frame may use
 MAX_FRAME_PIXELS = 2**26  # rows * columns of a frame: 192 MiB of RGB, far below what int32 indices reach
@@ -42,7 +43,8 @@ _FONT_ROWS = {
     "U": (0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E), "V": (0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04),
     "W": (0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A), "X": (0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11),
     "Y": (0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04), "Z": (0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F),
-    " ": (0, 0, 0, 0, 0, 0, 0),
+    " ": (0, 0, 0, 0, 0, 0, 0), "-": (0, 0, 0, 0x1F, 0, 0, 0), ".": (0, 0, 0, 0, 0, 0x0C, 0x0C),
+    "+": (0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0),
 }
 GLYPH_H, GLYPH_W = 7, 5
 _GLYPHS = {
@@ -150,8 +152,10 @@ def text_size(text: str, scale: int) -> tuple[int, int]:
 def draw_text(frame: np.ndarray, text: str, y: int, x: int, scale: int, color: Color) -> None:
     """Draw ``text`` with its top-left corner at pixel ``(y, x)``; each font pixel is ``scale`` pixels.
 
+    What falls outside the frame is cut off.
+
     Raises:
-        ValueError: a character outside A-Z, a-z, 0-9 and space.
+        ValueError: a character outside A-Z, a-z, 0-9, space, ``-``, ``+`` and ``.``.
     """
     h, w = frame.shape[:2]
     for i, ch in enumerate(text.upper()):
@@ -161,6 +165,50 @@ def draw_text(frame: np.ndarray, text: str, y: int, x: int, scale: int, color: C
         big = np.repeat(np.repeat(glyph, scale, 0), scale, 1)
         gy, gx = y, x + i * (GLYPH_W + 1) * scale
         ys, xs = slice(max(gy, 0), min(gy + big.shape[0], h)), slice(max(gx, 0), min(gx + big.shape[1], w))
+        if ys.stop <= ys.start or xs.stop <= xs.start:
+            continue  # a glyph wholly outside the frame (text cut at its edge)
         sub = big[ys.start - gy : ys.stop - gy, xs.start - gx : xs.stop - gx]
-        if sub.size:
-            frame[ys, xs][sub] = color
+        frame[ys, xs][sub] = color
+
+
+OVERLAY_BACKGROUND = (24, 24, 24)
+OVERLAY_TEXT = (255, 255, 255)
+# The widest line the band is laid out for: its height depends on the frame's width alone, so
+# every frame of an episode gets the same band (a GIF's frames share one size).
+_OVERLAY_TEMPLATE = "STEP 10000  REWARD -0.123"
+
+
+def step_text(step: int, reward: float | None) -> tuple[str, str]:
+    """The overlay's parts: ``("step 3", "reward -0.5")``; the reset state (``reward`` None) has no reward.
+
+    Two parts either way, so that a reset frame's band is as high as a step's.
+    """
+    return f"step {step}", "" if reward is None else f"reward {float(reward):.3g}"
+
+
+def with_overlay(frame: np.ndarray, parts: Sequence[str]) -> np.ndarray:
+    """A new frame: ``frame`` under a dark band with ``parts`` in white (``step_text``'s, say).
+
+    The parts share one line where the frame is wide enough, else take a line each; text
+    wider than the frame is cut at its edge. The band's height depends only on the frame's
+    width and the number of parts, so equal frames get equal bands. The cells stay whole:
+    nothing is drawn over them.
+
+    Args:
+        frame: a uint8 (H, W, 3) frame.
+        parts: the texts, of characters :func:`draw_text` has.
+
+    Returns:
+        A uint8 (band + H, W, 3) frame.
+    """
+    h, w = frame.shape[:2]
+    scale = max(1, min(3, w // 150))  # the font's pixels: larger on large frames
+    pad = scale * 2
+    one_line = text_size(_OVERLAY_TEMPLATE, scale)[1] + 2 * pad <= w
+    lines = ["  ".join(parts)] if one_line or len(parts) < 2 else list(parts)
+    line_h = GLYPH_H * scale + pad
+    band = np.empty((len(lines) * line_h + pad, w, 3), np.uint8)
+    band[:] = OVERLAY_BACKGROUND
+    for k, line in enumerate(lines):
+        draw_text(band, line, pad + k * line_h, pad, scale, OVERLAY_TEXT)
+    return np.concatenate([band, np.asarray(frame, np.uint8)], axis=0)

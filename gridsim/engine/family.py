@@ -56,8 +56,10 @@ class FamilyTools:
         bench_obs_types: the observation types ``gridsim bench`` times by default (None: the level's).
         agents_per_env: agents acting in one row of the batch, for agent-steps per second.
         eval_id: the Gymnasium id ``bench/bench_eval.py`` evaluates ("": the family is not timed there).
-        play_keys: key name -> action of ``gridsim play`` (None: no manual play).
-        play_help: the keys' one-line help.
+        play_keys: key name -> action of ``gridsim play`` (None: no manual play). With a joint
+            ``MultiDiscrete`` action of several agents the keys act for one agent at a time.
+        play_help: the keys' one-line help (``gridsim play --help`` lists every family's).
+        play_idle_action: the action of the agents the keys do not move, with several agents.
     """
 
     bench_level: str = ""
@@ -68,6 +70,7 @@ class FamilyTools:
     eval_id: str = ""
     play_keys: Mapping[str, int] | None = None
     play_help: str = ""
+    play_idle_action: int = 0
 
     def bench_name(self, level: str | None = None) -> str:
         """The :func:`gridsim.make` name of a benchmark ``--level`` (None: :attr:`bench_level`)."""

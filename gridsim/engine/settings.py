@@ -410,11 +410,17 @@ COMMON_SETTINGS = {
 }
 
 
-def settings_table(declared: Mapping[str, Setting], indent: str = "") -> str:
-    """The settings as a markdown table (setting, keyword argument, type, default, meaning).
+def settings_table(declared: Mapping[str, Setting], indent: str = "", code: str = "``") -> str:
+    """The settings as a table (setting, keyword argument, type, default, meaning).
 
     Family docstrings show it in their ``## Arguments`` section, and ``gridsim list --settings``
     prints it, so a family's parameters are written down once, in its ``SETTINGS``.
+
+    Args:
+        declared: the settings, by name.
+        indent: text put before every line.
+        code: the quotes of names and values: ``"``"`` for the docstrings' reStructuredText,
+            ``"`"`` for markdown.
     """
     rows = ["| setting | keyword argument | type | default | meaning |", "|---|---|---|---|---|"]
     for key, decl in declared.items():
@@ -422,5 +428,6 @@ def settings_table(declared: Mapping[str, Setting], indent: str = "") -> str:
         kind += "".join(f" or {w}" for w in decl.words)
         default = "None" if decl.default is None else format_value(decl.default)
         ro = "" if decl.writable else " (read-only)"
-        rows.append(f"| ``{key}`` | ``{decl.kwarg or key}`` | {kind} | ``{default}`` | {decl.doc}{ro} |")
+        q = code
+        rows.append(f"| {q}{key}{q} | {q}{decl.kwarg or key}{q} | {kind} | {q}{default}{q} | {decl.doc}{ro} |")
     return "\n".join(indent + r for r in rows)

@@ -365,6 +365,37 @@ class KitchenEnv(SingleEnvView):
     vector_class = KitchenVectorEnv
 
 
+# The layout of each built-in kitchen, by the start of its name, for gridsim list.
+LAYOUTS = {
+    "open-divider": "an open kitchen",
+    "partial-divider": "a kitchen half split by a counter",
+    "full-divider": "a kitchen split in two by a counter (pass items over it)",
+    "big-onion-salad": "a big kitchen with two deliveries",
+    "corridor": "two rooms joined by a one-cell corridor (pass items over a counter)",
+}
+
+
+def _dish_words(dish: str) -> str:
+    """``"ChoppedLettuce-Plate-ChoppedTomato"`` as ``"a plate of chopped lettuce and tomato"``."""
+    parts = dish.split("-")
+    foods = [part.removeprefix("Chopped").lower() for part in parts if part != "Plate"]
+    listed = foods[0] if len(foods) == 1 else ", ".join(foods[:-1]) + " and " + foods[-1]
+    return ("a plate of " if "Plate" in parts else "") + f"chopped {listed}"
+
+
+def description_of(env_id: str) -> str | None:
+    """One line on a kitchen id's task (``gridsim list``), or None for an id that is not one."""
+    if not (env_id.startswith("gridsim/Kitchen-") and env_id.endswith("-v0")):
+        return None
+    name = "kitchen/" + env_id[len("gridsim/Kitchen-"):-len("-v0")]
+    layout = next((text for start, text in LAYOUTS.items() if name.startswith("kitchen/" + start)), None)
+    if layout is None or name not in builtin_level_names("kitchen"):
+        return None
+    level = load_kitchen_level(name)
+    dishes = " and ".join(_dish_words(d) for d in level.dishes)
+    return f"{layout}: 2 agents deliver {dishes} ({level.width}x{level.height})"
+
+
 def register_ids(register: Register):
     """``gridsim/Kitchen-<level>-v0`` for every built-in kitchen, with two agents."""
     for name in builtin_level_names("kitchen"):
@@ -377,10 +408,15 @@ FAMILY = Family(
     single_env=KitchenEnv,
     register_ids=register_ids,
     exports=("LevelParseError",),
+    describe=description_of,
     tools=FamilyTools(
         bench_level="kitchen/open-divider_salad",
         eval_id="gridsim/Kitchen-open-divider_salad-v0",
         bench_kwargs={"max_episode_steps": 100},  # two agents (the default), joint view
         agents_per_env=2,
+        # Moving into a counter, a board or the delivery interacts with it (docs/kitchen.md).
+        play_keys={"up": 1, "down": 2, "left": 3, "right": 4, "n": 0},
+        play_help="arrows move the chosen agent (into a counter: interact), Tab or 1-4 choose it, N wait",
+        play_idle_action=0,  # noop
     ),
 )

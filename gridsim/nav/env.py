@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim.nav._kernel as _kernel
-from gridsim.engine.draw import check_cell_px
+from gridsim.engine.draw import cell_box, check_cell_px, fill_disc, fill_rect
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import (
@@ -29,7 +29,7 @@ from gridsim.levels.lookup import LevelSource, builtin_level_names, read_source
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
 from gridsim.nav.api import NavApi
-from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level
+from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level, read_nav_level
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
 
 __all__ = ["FAMILY", "NavEnv", "NavVectorEnv", "nav_spaces", "ACTION_TYPES", "OBS_TYPES", "PIXELWORLD_IDS"]
@@ -415,12 +415,21 @@ class NavVectorEnv(NavApi, GridVectorEnv):
     def render_frame(self, index: int = 0, cell_px: int | None = None) -> np.ndarray:
         """Env ``index`` as a fresh uint8 (H * cell_px, W * cell_px, 3) frame (``cell_px`` 16 by default).
 
-        Each cell in its tile's colour and the agent's cell in the agent's: the ``image``
-        observation, ``cell_px`` pixels per cell.
+        Each cell in its tile's colour, as the ``image`` observation draws it, ``cell_px``
+        pixels per cell; the agent is a disc in the agent's colour on its cell's tile (the
+        observation fills the whole cell with it), so a picture tells the agent from a
+        tile of the same colour.
         """
         cell_px = check_cell_px(cell_px, RENDER_CELL_PX, self.level.height, self.level.width)
         out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
-        self.kernel.render_rgb(self._index(index), out, cell_px)
+        i = self._index(index)
+        self.kernel.render_rgb(i, out, cell_px)
+        st = self.state
+        row, col = (int(v) for v in st.cell_rc[st.agent_cell[i]])
+        y0, x0, y1, x1 = cell_box(row, col, cell_px)
+        fill_rect(out, y0, x0, y1, x1, st.tile_color[st.tiles_of(i)[row, col]])
+        # A radius of 0.4 cell leaves a rim of the tile around the disc at every cell size.
+        fill_disc(out, (y0 + y1) / 2, (x0 + x1) / 2, 0.4 * cell_px, st.agent_color)
         return out
 
     @synchronized
@@ -480,6 +489,37 @@ BUILTIN_META: dict[str, dict[str, str]] = {
 }
 
 
+# The task of each built-in map, for gridsim list (the size is read from the map).
+MAP_TASKS = {
+    "four_rooms": "reach the goal in the bottom-right room from the top-left one, through doorways",
+    "maze32": "reach the bottom-right corner of a maze from the top left",
+    "open64": "reach the bottom-right corner of an open room from the top left",
+    "room1": "reach the goal at the top right past a 2x2 block",
+    "room1_small": "reach the goal at the top right of an empty room",
+    "room2_small": "reach the goal at the top left beside a block of wall",
+    "room3_small": "reach the goal along the bottom, below a block of wall",
+    "room4_small": "reach the goal at the top right past a block of wall",
+    "room5_medium": "reach the goal along the top of an open room",
+    "room5_medium_walls": "reach the goal along the top of a room, above a wall",
+}
+
+
+def description_of(env_id: str) -> str | None:
+    """One line on a navigation id's task (``gridsim list``), or None for an id that is not one."""
+    pixelworld = {pixelworld_id(stem): (alphabet, stem) for alphabet, stem in PIXELWORLD_IDS.values()}
+    if env_id in pixelworld:
+        alphabet, stem = pixelworld[env_id]
+        how = f", with PixelWorld's {alphabet} rewards"
+    elif env_id.startswith("gridsim/Nav-") and env_id.endswith("-v0"):
+        stem, how = env_id[len("gridsim/Nav-"):-len("-v0")], ""
+    else:
+        return None
+    if stem not in MAP_TASKS:
+        return None
+    parsed = read_nav_level(f"nav/{stem}")  # cached after the first read
+    return f"{MAP_TASKS[stem]}{how} ({parsed.width}x{parsed.height})"
+
+
 def register_ids(register: Register):
     """``gridsim/PixelWorld-<level>-v0`` and ``gridsim/Nav-<level>-v0`` for the built-in maps.
 
@@ -522,6 +562,7 @@ FAMILY = Family(
     level_defaults=level_defaults,
     level_grammar=LEVEL_GRAMMAR,
     exports=("TaskSampler",),
+    describe=description_of,
     tools=FamilyTools(
         bench_level="nav/room5_medium",
         eval_id="gridsim/PixelWorld-room1_small-v0",

@@ -362,6 +362,28 @@ class RobomanEnv(SingleEnvView):
     vector_class = RobomanVectorEnv
 
 
+# The goal of each task kind in words, for gridsim list ({x}, {y}: the objects' colours).
+KIND_GOALS = {
+    "Lift{X}": "lift the {x} object",
+    "Touch{X}": "stand next to the {x} object, holding nothing",
+    "Move{X}ToCenter": "put the {x} object down in the central 3x3",
+    "Move{X}ToCorner": "put the {x} object down in a 2x2 corner",
+    "Touch{X}With{Y}": "stand next to the {x} object holding the {y} one",
+    "Move{X}CloseTo{Y}": "put the {x} object down within a cell of the {y} one",
+    "Move{X}FarFrom{Y}": "put the {x} object down more than 9 steps from the {y} one",
+    "Stack{X}On{Y}": "stack the {x} object on the {y} one",
+}
+
+
+def description_of(env_id: str) -> str | None:
+    """One line on a gridroboman id's task (``gridsim list``), or None for an id that is not one."""
+    task = next((t for t in TASKS if t.env_id == env_id), None)
+    if task is None:
+        return None
+    y = OBJECT_NAMES[task.y_obj] if task.y_obj >= 0 else ""
+    return KIND_GOALS[TASK_KINDS[task.kind]].format(x=OBJECT_NAMES[task.x_obj], y=y) + " (7x7)"
+
+
 def register_ids(register: Register):
     """``gridsim/Gridroboman-<Task>-v0`` for the 36 tasks.
 
@@ -381,6 +403,7 @@ FAMILY = Family(
     single_env=RobomanEnv,
     register_ids=register_ids,
     takes_map=False,
+    describe=description_of,
     tools=FamilyTools(
         bench_level="StackRedOnGreen",
         eval_id="gridsim/Gridroboman-LiftRed-v0",

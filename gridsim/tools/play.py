@@ -1,11 +1,14 @@
 """Play any gridsim env by hand: ``gridsim play <id>`` or ``python -m gridsim.tools.play <id>``.
 
 With a display it opens a pygame window; without one (for example over ssh), or with
-``--terminal``, it draws the env as text in the terminal. Keys:
+``--terminal``, it draws the env as text in the terminal. Each family's keys are its
+row's ``tools.play_help`` (``gridsim play --help`` lists them):
 
-* gridroboman: arrows move, L lifts, P puts, N steps without acting;
-* navigation: arrows move (for the four-action type);
-* R resets, Esc or Q quits (closing the window, Ctrl-C and SIGTERM quit too).
+* navigation: arrows move (the four-action type);
+* gridroboman: arrows move, L lifts, P puts, N waits;
+* kitchens: arrows move the chosen agent (the others wait), Tab or 1-4 choose it, N waits;
+* MiniGrid: left/right turn, up forward, P pick up, D drop, T toggle, N done;
+* everywhere: R resets, Esc or Q quits (closing the window, Ctrl-C and SIGTERM quit too).
 
 An episode that ends is reset (continuing the same seed's episodes).
 """
@@ -20,10 +23,12 @@ from collections.abc import Callable, Iterator
 
 import gymnasium as gym
 
-from gridsim.families import family_of
+from gridsim.errors import InvalidArgumentError
+from gridsim.families import FAMILIES, family_of
 from gridsim.tools.env_names import command_line_env, make_single
 
 QUIT_KEYS = {"escape", "q"}
+NEXT_AGENT_KEYS = {"tab", "\t"}  # pygame's name, and the character a terminal sends
 
 
 class PlaySession:
@@ -40,18 +45,44 @@ class PlaySession:
 
     def __init__(self, env_id: str | os.PathLike, seed: int | None = None, render_mode: str = "ansi"):
         self.env = make_single(env_id, render_mode=render_mode)
-        family = family_of(self.env)
-        keys = family.tools.play_keys
-        if keys is None:
-            raise SystemExit(f"{env_id}: the {family.name} family has no manual play")
-        self.keymap = keys
-        if not isinstance(self.env.action_space, gym.spaces.Discrete) or \
-                self.env.action_space.n != len(set(self.keymap.values())):
-            raise SystemExit(f"{env_id}: manual play supports the {len(set(self.keymap.values()))}-action type only")
+        try:
+            family = family_of(self.env)
+            keys = family.tools.play_keys
+            if keys is None:
+                raise InvalidArgumentError(f"{os.fspath(env_id)}: the {family.name} family has no manual play")
+            self.keymap = keys
+            n = len(set(keys.values()))
+            space = self.env.action_space
+            # A joint action of several agents (a kitchen): the keys act for one agent at a time.
+            self.joint = isinstance(space, gym.spaces.MultiDiscrete)
+            self.num_agents = len(space.nvec) if isinstance(space, gym.spaces.MultiDiscrete) else 1
+            if isinstance(space, gym.spaces.Discrete):
+                fits = space.n == n
+            else:
+                fits = isinstance(space, gym.spaces.MultiDiscrete) and space.nvec.ndim == 1 and bool(
+                    (space.nvec == n).all())
+            if not fits:
+                raise InvalidArgumentError(f"{os.fspath(env_id)}: manual play supports the {n}-action type only")
+        except BaseException:
+            self.env.close()
+            raise
+        self.idle_action = family.tools.play_idle_action
+        self.agent = 0  # the agent the keys move, with several
         self.env.reset(seed=seed)
         self.steps = 0
         self.episode_return = 0.0
-        self.message = family.tools.play_help + ", R reset, Esc quit"
+        self.message = family.tools.play_help + ", R reset, Esc quit" + self._agent_note()
+
+    def _agent_note(self) -> str:
+        return f"  (keys move agent {self.agent + 1} of {self.num_agents})" if self.num_agents > 1 else ""
+
+    def action(self, key: str):
+        """The env action of a key of the keymap: with several agents, the chosen one acts and the others idle."""
+        if not self.joint:
+            return self.keymap[key]
+        joint = [self.idle_action] * self.num_agents
+        joint[self.agent] = self.keymap[key]
+        return joint
 
     def handle_key(self, key: str) -> bool:
         """Apply one key press; returns False when the session should end."""
@@ -63,12 +94,21 @@ class PlaySession:
             self.steps, self.episode_return = 0, 0.0
             self.message = "reset"
             return True
+        if self.num_agents > 1 and (key in NEXT_AGENT_KEYS or key.isdigit()):
+            if key.isdigit():
+                if not 1 <= int(key) <= self.num_agents:
+                    return True
+                self.agent = int(key) - 1
+            else:
+                self.agent = (self.agent + 1) % self.num_agents
+            self.message = self._agent_note().strip()
+            return True
         if key not in self.keymap:
             return True
-        _, reward, terminated, truncated, info = self.env.step(self.keymap[key])
+        _, reward, terminated, truncated, info = self.env.step(self.action(key))
         self.steps += 1
         self.episode_return += float(reward)
-        self.message = f"step {self.steps}  reward {reward:g}  return {self.episode_return:g}"
+        self.message = f"step {self.steps}  reward {reward:g}  return {self.episode_return:g}" + self._agent_note()
         if terminated or truncated:
             self.message += "  (episode over: " + ("success" if terminated else "time limit") + ", reset)"
             self.env.reset()
@@ -208,16 +248,41 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def keys_help() -> str:
+    """The keys of every family that has manual play, for ``--help``."""
+    rows = [(f.name, f.tools.play_help) for f in FAMILIES.values() if f.tools.play_keys is not None]
+    rows.append(("every env", "R reset, Esc or Q quit; an episode that ends is reset"))
+    width = max(len(name) for name, _ in rows)
+    return "keys:\n" + "\n".join(f"  {name:<{width}}  {text}" for name, text in rows)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``gridsim play``."""
+    p = argparse.ArgumentParser(
+        prog="gridsim play", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Play a gridsim env by hand: a pygame window, or text in the terminal\n"
+                    "(without a display or pygame, or with --terminal).", epilog=keys_help())
+    p.add_argument("env_id", nargs="?", default=None, type=command_line_env, metavar="id",
+                   help="a registered id (gridsim list), a level name or a level file, e.g. "
+                        "gridsim/Gridroboman-LiftRed-v0, gridsim/Kitchen-open-divider_salad-v0, nav/four_rooms")
+    p.add_argument("--seed", type=int, default=None, help="the seed of the first reset (default: none)")
+    p.add_argument("--terminal", action="store_true", help="draw as text even with a display")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridsim.tools.play <id> [--seed S] [--terminal]``."""
+    """``python -m gridsim.tools.play <id> [--seed S] [--terminal]``.
+
+    Raises:
+        gridsim.InvalidArgumentError: no id given, or an env without manual play.
+        gridsim.LevelNotFoundError: a name that is no id and no level.
+    """
     import gridsim  # noqa: F401  (registers the ids)
 
-    parser = argparse.ArgumentParser(prog="gridsim play", description=__doc__.split("\n\n")[0])
-    parser.add_argument("env_id", nargs="?", default="gridsim/Gridroboman-LiftRed-v0", type=command_line_env,
-                        help="a registered id, a level name or a level file (default: gridsim/Gridroboman-LiftRed-v0)")
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--terminal", action="store_true", help="draw as text even with a display")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    if args.env_id is None:
+        raise InvalidArgumentError("name the env to play, e.g. gridsim play gridsim/Gridroboman-LiftRed-v0 "
+                                   "(gridsim list shows the ids; gridsim play --help the keys)")
     # SIGTERM ends the session cleanly, like Esc.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
     window = not args.terminal and has_display()
@@ -234,5 +299,16 @@ def main(argv: list[str] | None = None) -> int:
         session.close()
 
 
+def run(argv: list[str] | None = None) -> int:
+    """:func:`main`, with a gridsim error as one line on stderr (exit status 2), as every gridsim command."""
+    from gridsim.errors import GridSimError, first_line
+
+    try:
+        return main(argv)
+    except GridSimError as error:
+        print(f"gridsim play: error: {first_line(error)}", file=sys.stderr)
+        return 2
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gridsim.engine.draw import step_text, with_overlay
 from gridsim.engine.files import atomic_path
 from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
 from gridsim.tools.evaluate import _open_env, _read_only
@@ -50,7 +51,7 @@ class Episode:
 
 
 def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell_px: int | None = None,
-                   env_kwargs: Mapping[str, Any] | None = None) -> Episode:
+                   env_kwargs: Mapping[str, Any] | None = None, overlay: bool = False) -> Episode:
     """Play one episode and keep a frame of every state.
 
     Args:
@@ -62,6 +63,8 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         max_steps: stop after this many steps even if the episode goes on (None: play to its end).
         cell_px: pixels per cell (None: the env's own size).
         env_kwargs: more keyword arguments of the env.
+        overlay: write "step K  reward R" (the step's reward) in a band above each frame
+            (:func:`gridsim.engine.draw.with_overlay`); the frames are then that much higher.
 
     Returns:
         An :class:`Episode`.
@@ -75,6 +78,8 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         >>> episode = record_episode("random", "gridsim/Nav-room1_small-v0", seed=0, max_steps=3)
         >>> len(episode.frames), episode.frames[0].shape, episode.length
         (4, (96, 96, 3), 3)
+        >>> record_episode("random", "gridsim/Nav-room1_small-v0", seed=0, max_steps=3, overlay=True).frames[0].shape
+        (116, 96, 3)
     """
     if not isinstance(env, (str, os.PathLike)):
         raise ArgumentTypeError(f"env must be a registered id, a level name or a level file, got {env!r}")
@@ -89,8 +94,13 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         caller.bind(base.single_action_space)
         rows = base.num_envs  # 1, or a kitchen's agents in the agent-rows view
         obs, infos = envs.reset(seed=[seed] * rows)
-        frames = [base.render_frame(0, cell_px)]
+
+        def frame(reward: float | None) -> np.ndarray:
+            picture = base.render_frame(0, cell_px)
+            return with_overlay(picture, step_text(len(rewards), reward)) if overlay else picture
+
         rewards: list[float] = []
+        frames = [frame(None)]
         terminated = truncated = False
         episode_seed = _read_only(np.full(rows, seed % (1 << 64), np.uint64))
         while max_steps is None or len(rewards) < max_steps:
@@ -102,7 +112,7 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
             except InvalidActionError as e:
                 raise PolicyError(f"policy {caller.name} returned invalid actions for {env_name}: {e}") from e
             rewards.append(float(reward[0]))
-            frames.append(base.render_frame(0, cell_px))
+            frames.append(frame(rewards[-1]))
             terminated, truncated = bool(term[0]), bool(trunc[0])
             if terminated or truncated:
                 break

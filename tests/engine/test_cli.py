@@ -22,6 +22,23 @@ def test_version_prints_the_version(capsys):
     assert capsys.readouterr().out.strip() == f"gridsim {gridsim.__version__}"
 
 
+def test_list_describes_every_id(capsys):
+    # One line on the task of every id but the older names, each family's from its describe hook.
+    assert main(["list"]) == 0
+    described = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
+    assert list(described) == gridsim.registered_ids()
+    assert described["gridsim/Nav-four_rooms-v0"].endswith("(13x13)")
+    assert described["gridsim/PixelWorld-room2_small-v0"] == (
+        "reach the goal at the top left beside a block of wall, with PixelWorld's noisy rewards (11x6)")
+    assert described["gridsim/Gridroboman-StackRedOnGreen-v0"] == "stack the red object on the green one (7x7)"
+    assert described["gridsim/Gridroboman-TouchBlueWithRed-v0"].startswith("stand next to the blue object holding")
+    assert described["gridsim/Kitchen-open-divider_tl-v0"] == (
+        "an open kitchen: 2 agents deliver a plate of chopped tomato and a plate of chopped lettuce (7x7)")
+    assert described["gridsim/Kitchen-big-onion-salad-v0"].endswith("chopped lettuce, onion and tomato and a plate "
+                                                                   "of chopped lettuce and tomato (12x9)")
+    assert described["gridsim/Level-v0"].startswith("any level by name")
+
+
 def test_list_leads_with_descriptive_ids(capsys):
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -53,6 +70,41 @@ def test_play_help_before_the_id(flag, capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: gridsim play") and "--terminal" in out
+
+
+def test_play_help_lists_every_familys_keys(capsys):
+    from gridsim.families import FAMILIES
+
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    keys = out.split("keys:", 1)[1]
+    for fam in FAMILIES.values():
+        assert f"  {fam.name}  " in keys.replace(" " * 3, "  ") and fam.tools.play_help in keys
+    assert "R reset, Esc or Q quit" in keys
+    assert "[id]" in out.splitlines()[0]
+
+
+def test_play_without_an_id_says_to_name_one(capsys):
+    assert main(["play", "--terminal"]) == 2
+    line = one_line_error(capsys, "play")
+    assert "name the env to play" in line and "gridsim list" in line
+
+
+def test_play_without_an_id_from_python_m_is_one_line(tmp_path):
+    env = dict(os.environ, PYTHONPATH=GRIDSIM_HOME)
+    run = subprocess.run([sys.executable, "-m", "gridsim.tools.play", "--terminal"], capture_output=True, text=True,
+                         cwd=tmp_path, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith("gridsim play: error: name the env to play") and run.stderr.count("\n") == 1
+
+
+def test_play_refuses_an_action_type_it_has_no_keys_for_in_one_line(capsys, tmp_path, monkeypatch):
+    (tmp_path / "sideways.txt").write_text("%gridsim 1\n[meta]\nfamily = nav\nactions = 1d_horizontal\n"
+                                           "[map]\n#####\n#S 0#\n#####\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "--terminal", "sideways.txt"]) == 2
+    assert "manual play supports the 4-action type only" in one_line_error(capsys, "play")
 
 
 def test_play_options_before_the_id(monkeypatch):
@@ -115,7 +167,7 @@ def test_bench_a_family_without_an_obs_type_setting(monkeypatch, capsys):
                                                  tools=replace(row.tools, bench_obs_types=(None,))))
     assert main(["bench", "--level", "nav/room1_small", "--steps", "2", "--repeats", "1", "--num-envs", "4"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert len(rows) == 5 and rows[3].split()[0] == "coords"
+    assert len(rows) == 4 + 3 and rows[3].split()[0] == "coords"  # header, one row, the legend
     assert gridsim.GridVectorEnv.obs_type == "default"
 
 
@@ -179,7 +231,7 @@ def test_bench_progress_bar_on_stderr_counts_every_repeat(fake_tqdm, capsys):
     assert bar.total == bar.n == 2 * 3 and bar.closed  # two observation types, three repeats each
     assert bar.kwargs["file"] is sys.stderr and bar.kwargs["delay"] > 0  # only on runs of a few seconds
     rows = capsys.readouterr().out.splitlines()
-    assert [r.split()[0] for r in rows[3:5]] == ["coords", "view"] and rows[5].startswith("(env-steps")
+    assert [r.split()[0] for r in rows[3:5]] == ["coords", "view"] and rows[5].startswith("kernel call, step():")
 
 
 def test_bench_progress_bar_off_by_default_off_a_terminal(fake_tqdm, capsys):
@@ -279,6 +331,27 @@ def test_play_takes_level_names(name, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("q"))
     assert main(["play", name, "--terminal"]) == 0
     assert "Esc quit" in capsys.readouterr().out
+
+
+def test_bench_legend_says_what_each_column_is(capsys):
+    assert main(["bench", *TINY]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    header = rows[1].split()
+    assert header[-1] == "ns/env-step" and "speed-up" not in rows[1]  # one thread count: nothing to compare
+    assert all(not r.endswith("x") for r in rows[3:5])
+    legend = rows[5:]
+    assert [line.split(":")[0] for line in legend] == ["kernel call, step()", "step/kernel", "ns/env-step"]
+    assert "above 100%" in legend[1] and "timing noise" in legend[1]
+    assert "best of 3 repeats of 2 steps of 4 envs" in legend[0]
+
+
+@pytest.mark.skipif(not gridsim.threads_available(), reason="a build without threads")
+def test_bench_speed_up_column_with_several_thread_counts(capsys):
+    assert main(["bench", "--threads", "1", "2", *TINY]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[1].split()[-1] == "speed-up"
+    assert [r.split()[1] for r in rows[3:7]] == ["1", "2", "1", "2"] and rows[3].endswith("1.00x")
+    assert rows[-1] == "speed-up: step()'s rate over its rate on 1 thread"
 
 
 def test_bench_times_each_resolved_thread_count_once(capsys, monkeypatch):

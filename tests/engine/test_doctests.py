@@ -73,6 +73,18 @@ def test_readme_python_blocks_run_without_warnings(tmp_path, monkeypatch):
             exec(compile(block, str(readme), "exec"), namespace)  # noqa: S102 - the README's own examples
 
 
+def test_readme_evaluate_example_prints_what_the_readme_shows(capsys):
+    # A python block followed by "prints" and a text block: running the block prints exactly that text.
+    readme = ROOT / "README.md"
+    if not readme.is_file():
+        pytest.skip("README.md is not next to the tests")
+    shown = re.findall(r"```python\n((?:(?!```).)*)```\n\nprints\n\n```text\n(.*?)```", readme.read_text(), re.S)
+    assert any("gridsim.evaluate(" in code for code, _ in shown)
+    for code, text in shown:
+        exec(compile("import numpy as np\nimport gridsim\n" + code, str(readme), "exec"), {})  # noqa: S102
+        assert capsys.readouterr().out == text
+
+
 @pytest.mark.parametrize("path", [p for p in DOCUMENTS[1:] if any(map(MAKES_REGISTERED_ENV.search, python_blocks(p)))],
                          ids=lambda p: p.name)
 def test_guide_blocks_that_make_registered_envs_run_without_warnings(path):

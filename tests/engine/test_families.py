@@ -86,7 +86,9 @@ def test_list_settings_prints_every_familys_table(capsys):
     for fam in ROWS:
         assert f"## {fam.name} ({fam.vector_env.__name__})" in out
         for key in fam.vector_env.SETTINGS:
-            assert f"``{key}``" in out
+            assert f"| `{key}` |" in out  # markdown's code spans
+    assert "``" not in out  # reStructuredText's literals stay in the docstrings
+    assert "| ``max_steps`` | ``max_episode_steps`` |" in gridsim.NavVectorEnv.__doc__
 
 
 def test_make_vec_is_make():

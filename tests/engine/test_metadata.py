@@ -100,3 +100,11 @@ def test_no_install_line_names_the_other_project():
     assert bad == []
     assert not OTHER_PROJECT.search('pip install "gridsim-vec[ray]"')
     assert OTHER_PROJECT.search('`pip install\n"gridsim[ray]"`') and OTHER_PROJECT.search("pip install -U " "gridsim")
+
+
+def test_the_test_extra_has_what_the_render_tests_need(project):
+    # The README's test command (pip install ".[test]" && pytest) runs the render tests, not skips them.
+    names = {re.split(r"[<>=\[ ;]", req, maxsplit=1)[0].lower() for req in project["optional-dependencies"]["test"]}
+    assert {"pillow", "imageio", "imageio-ffmpeg", "pygame-ce"} <= names
+    readme = (ROOT / "README.md").read_text()
+    assert 'pip install ".[test]" && pytest' in readme and 'pip install -e ".[test]"' in readme

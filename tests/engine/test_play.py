@@ -57,6 +57,32 @@ def test_session_plays_navigation_levels():
     session.close()
 
 
+def test_session_plays_kitchens_one_agent_at_a_time():
+    session = PlaySession("gridsim/Kitchen-open-divider_salad-v0", seed=0)
+    start = [a["pos"] for a in session.env.unwrapped.get_state()["agents"]]
+    assert session.num_agents == 2 and "agent 1 of 2" in session.message
+    assert session.action("right") == [4, 0]  # the chosen agent moves, the other waits (noop)
+    session.handle_key("right")
+    moved = [a["pos"] for a in session.env.unwrapped.get_state()["agents"]]
+    assert moved[0] == (start[0][0] + 1, start[0][1]) and moved[1] == start[1]
+    session.handle_key("2")  # choose agent 2
+    assert session.action("down") == [0, 2] and "agent 2 of 2" in session.message
+    session.handle_key("\t")  # Tab goes round to agent 1
+    assert session.agent == 0
+    session.handle_key("9")  # no agent 9: ignored
+    assert session.agent == 0 and session.steps == 1
+    session.close()
+
+
+def test_play_terminal_plays_a_kitchen():
+    session = PlaySession("kitchen/open-divider_salad", seed=0)
+    out = io.StringIO()
+    play_terminal(session, stdin=io.StringIO("\x1b[B2\x1b[Bq"), stdout=out)
+    text = out.getvalue()
+    assert "Tab or 1-4 choose it" in text and "step 2" in text and "agent 2 of 2" in text
+    session.close()
+
+
 def test_play_terminal_draws_each_frame_until_escape():
     session = PlaySession("gridsim/Gridroboman-LiftRed-v0", seed=0)
     out = io.StringIO()

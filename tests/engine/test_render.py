@@ -128,6 +128,54 @@ def test_level_names_render(tmp_path):
     assert (tmp_path / "r.gif").stat().st_size > 0
 
 
+@needs_pillow
+def test_render_overlay_writes_the_step_and_reward_above_the_frame(tmp_path, capsys):
+    from PIL import Image
+
+    out = tmp_path / "frame.png"
+    assert main(["render", IDS[0], "--seed", "1", "--frame", "4", "--overlay", "--out", str(out)]) == 0
+    plain = record_episode("random", IDS[0], 1, max_steps=4)
+    shown = record_episode("random", IDS[0], 1, max_steps=4, overlay=True)
+    with Image.open(out) as png:
+        np.testing.assert_array_equal(np.asarray(png.convert("RGB")), shown.frames[4])
+    assert "176x107 pixels" in capsys.readouterr().out  # 11 x 6 cells of 16 pixels, under an 11-pixel band
+    band = shown.frames[4].shape[0] - plain.frames[4].shape[0]
+    for with_text, without in zip(shown.frames, plain.frames, strict=True):
+        np.testing.assert_array_equal(with_text[band:], without)  # the cells stay whole
+    assert (shown.frames[4][:band] == 255).any()  # white text on the band
+    assert not np.array_equal(shown.frames[0][:band], shown.frames[1][:band])  # "step 0" / "step 1  reward ..."
+
+
+def test_overlay_text_and_band():
+    from gridsim.engine.draw import GLYPH_H, OVERLAY_BACKGROUND, step_text, with_overlay
+
+    assert step_text(0, None) == ("step 0", "")
+    assert step_text(12, -0.98234) == ("step 12", "reward -0.982") and step_text(3, 1.0)[1] == "reward 1"
+    wide, narrow = np.zeros((32, 320, 3), np.uint8), np.zeros((32, 60, 3), np.uint8)
+    one_line = with_overlay(wide, step_text(10, -1.5))
+    assert one_line.shape[0] - 32 == (GLYPH_H * 2 + 4) + 4  # one line at scale 2, with its padding
+    two_lines = with_overlay(narrow, step_text(10, -1.5))
+    assert two_lines.shape[0] - 32 == 2 * (GLYPH_H + 2) + 2  # a line each at scale 1, cut at the edge
+    # The band's height does not depend on the text: a reset frame's band is a step's.
+    assert with_overlay(narrow, step_text(0, None)).shape == two_lines.shape
+    assert (two_lines[0, 0] == OVERLAY_BACKGROUND).all() and (two_lines[32:] == 0).all()
+
+
+def test_draw_text_cuts_text_at_the_frame_edge():
+    from gridsim.engine.draw import draw_text
+
+    frame = np.zeros((10, 14, 3), np.uint8)
+    draw_text(frame, "-1.5 +2", 1, 1, 1, (9, 9, 9))  # glyphs past the right edge are left out
+    assert (frame[4, 1:6] == 9).all()  # the minus sign
+
+
+def test_frames_are_the_same_without_overlay():
+    # The overlay is off by default: record_episode's frames are the env's own render_frame pictures.
+    episode = record_episode("random", IDS[1], 0, max_steps=2)
+    env = _single(IDS[1])
+    np.testing.assert_array_equal(episode.frames[0], env.unwrapped.unwrapped_vector.render_frame(0))
+
+
 def test_write_frames_rejects_other_suffixes(tmp_path):
     with pytest.raises(ValueError, match=r"\.gif, \.mp4, \.png"):
         write_frames(tmp_path / "x.jpg", [np.zeros((4, 4, 3), np.uint8)])

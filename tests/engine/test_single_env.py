@@ -372,7 +372,9 @@ def test_facade_render_modes_return_frame_and_text():
     env.reset(seed=0)
     frame = env.render()
     assert type(frame) is np.ndarray and frame.dtype == np.uint8 and frame.shape == (96, 96, 3)
-    np.testing.assert_array_equal(frame[4 * 16 : 5 * 16, 16:32], np.full((16, 16, 3), (50, 205, 50)))
+    agent = frame[4 * 16 : 5 * 16, 16:32]  # a green disc on the floor's white
+    np.testing.assert_array_equal(agent[8, 8], (50, 205, 50))
+    np.testing.assert_array_equal(agent[[0, 0, 15, 15], [0, 15, 0, 15]], np.full((4, 3), 255))
     np.testing.assert_array_equal(frame[16:32, 4 * 16 : 5 * 16], np.full((16, 16, 3), (50, 50, 255)))
     assert not np.shares_memory(frame, env.render())
     env = NavEnv(level="nav/room1_small", render_mode="ansi")

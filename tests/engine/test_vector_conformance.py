@@ -239,6 +239,16 @@ def expected_image(tiles: list[str], pos, ppc: int, channels_first: bool) -> np.
     return np.ascontiguousarray(img.transpose(2, 0, 1)) if channels_first else img
 
 
+def expected_frame(tiles: list[str], pos, px: int) -> np.ndarray:
+    """A render_frame picture: the cells as the image observation draws them, the agent a disc on its tile."""
+    img = np.array([[COLORS[ch] for ch in row] for row in tiles], np.uint8).repeat(px, axis=0).repeat(px, axis=1)
+    yy, xx = np.mgrid[0:px, 0:px] + 0.5
+    disc = (yy - px / 2) ** 2 + (xx - px / 2) ** 2 <= (0.4 * px) ** 2  # radius 0.4 cell, at the cell's centre
+    r, c = pos
+    img[r * px : (r + 1) * px, c * px : (c + 1) * px][disc] = AGENT
+    return img
+
+
 @pytest.mark.parametrize("channels_first", [False, True])
 def test_image_obs_shows_map_colours_and_agent(channels_first):
     env = NavVectorEnv(2, level="nav/room2_small", obs_type="image", pixels_per_cell=2,
@@ -939,7 +949,7 @@ def test_outputs_have_exact_dtypes_and_are_c_contiguous(copy, obs_type):
 # ----------------------------------------------------------------------------------- render
 
 
-def test_render_rgb_array_returns_tuple_of_frames_with_agent_colour():
+def test_render_rgb_array_returns_tuple_of_frames_with_the_agent_a_disc():
     N = 3
     env = NavVectorEnv(N, level="nav/room2_small", render_mode="rgb_array")
     env.reset(seed=0, options={"start": np.array([[4, 1], [1, 9], [4, 9]])})
@@ -950,8 +960,7 @@ def test_render_rgb_array_returns_tuple_of_frames_with_agent_colour():
             assert type(frame) is np.ndarray and frame.dtype == np.uint8
             assert frame.shape == (6 * 16, 11 * 16, 3)
             s = env.get_state(i)
-            want = expected_image(s["tiles"], s["pos"], 16, False)
-            np.testing.assert_array_equal(frame, want)
+            np.testing.assert_array_equal(frame, expected_frame(s["tiles"], s["pos"], 16))
         assert not np.shares_memory(frames[0], frames[1])
         again = env.render()
         assert not np.shares_memory(again[0], frames[0])
@@ -961,11 +970,13 @@ def test_render_rgb_array_returns_tuple_of_frames_with_agent_colour():
 def test_render_frames_use_16_pixels_per_cell_whatever_the_obs_layout():
     env = NavVectorEnv(2, level="nav/room2_small", obs_type="image", pixels_per_cell=2,
                        channels_first=True, render_mode="rgb_array")
-    env.reset(seed=0)
+    obs, _ = env.reset(seed=0)
     frames = env.render()
     assert [f.shape for f in frames] == [(96, 176, 3), (96, 176, 3)]
     s = env.get_state(0)
-    np.testing.assert_array_equal(frames[0], expected_image(s["tiles"], s["pos"], 16, False))
+    np.testing.assert_array_equal(frames[0], expected_frame(s["tiles"], s["pos"], 16))
+    # Only the picture draws a disc: the observation fills the agent's cell (the golden digests pin it).
+    np.testing.assert_array_equal(obs[0], expected_image(s["tiles"], s["pos"], 2, True))
 
 
 def test_render_ansi_returns_tuple_of_strings():

@@ -148,3 +148,15 @@ def test_bad_checkpoints_are_one_line_errors(ppo, tmp_path, capsys):
         assert main(["eval", "roboman:LiftRed", "--policy", file, "--seeds", "0:2"]) == 2, name
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and err.startswith("gridsim eval: error: ") and expected in err, err
+
+
+def test_rllib_example_takes_ppo_examples_env_flag(capsys):
+    # examples/rllib_ppo.py names the env as examples/ppo.py does; --env, its former flag, still works.
+    spec = importlib.util.spec_from_file_location("rllib_ppo_example", ROOT / "examples" / "rllib_ppo.py")
+    rllib_ppo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rllib_ppo)  # Ray is imported only when training starts
+    assert rllib_ppo.parse_args(["--env-id", "roboman:LiftRed"]).env == "roboman:LiftRed"
+    assert rllib_ppo.parse_args(["--env", "roboman:LiftRed"]).env == "roboman:LiftRed"
+    with pytest.raises(SystemExit):
+        rllib_ppo.parse_args(["--help"])
+    assert "--env-id ID" in capsys.readouterr().out

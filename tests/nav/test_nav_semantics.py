@@ -525,7 +525,8 @@ def test_image_obs_matches_render_frame_at_one_pixel_per_cell():
     obs, _ = envs.reset(seed=0)
     frame = envs.render()[0]
     assert frame.dtype == np.uint8 and frame.shape == (3 * 16, 7 * 16, 3)
-    np.testing.assert_array_equal(frame[::16, ::16], obs[0])
+    # At each cell's centre: the agent is a disc on its cell's tile.
+    np.testing.assert_array_equal(frame[8::16, 8::16], obs[0])
 
 
 def test_image_obs_after_set_state_shows_the_injected_tiles_and_agent():

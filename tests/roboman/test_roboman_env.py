@@ -400,6 +400,22 @@ def test_action_masks_on_reset_and_every_step(mode):
     envs.close()
 
 
+def test_action_zero_is_never_masked_as_docs_roboman_md_says():
+    from pathlib import Path
+
+    envs = RobomanVectorEnv(64, tasks=TASK_NAMES)
+    rng = np.random.default_rng(1)
+    _, infos = envs.reset(seed=3)
+    for _ in range(200):
+        assert (infos["action_mask"][:, 0] == 0).all() and envs.action_masks()[:, 0].all()
+        _, _, _, _, infos = envs.step(rng.integers(0, 7, 64))
+    envs.close()
+    doc = Path(__file__).resolve().parents[2] / "docs" / "roboman.md"
+    if doc.is_file():  # absent beside an installed wheel's tests
+        row = next(line for line in doc.read_text().splitlines() if line.startswith("| 0 |"))
+        assert row.split("|")[3].strip().startswith("never")
+
+
 def test_reset_mask_resets_the_masked_rows_to_their_next_episode():
     n = 6
     envs = RobomanVectorEnv(n, tasks=["LiftRed", "TouchGreen", "StackBlueOnGreen"])
