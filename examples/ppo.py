@@ -2,10 +2,19 @@
 
 Usage::
 
-    python examples/ppo.py --env-id gridsim/Nav-four_rooms-v0 --total-timesteps 300000
+    python examples/ppo.py --env-id gridsim/Gridroboman-LiftRed-v0
+    python examples/ppo.py --env-id gridsim/Nav-four_rooms-v0
     python examples/ppo.py --level roboman:LiftRed --num-envs 64
-    python examples/ppo.py --env-id gridsim/Kitchen-open-divider_salad-v0 --shaping item_chopped=0.1,items_merged=0.2
-    python examples/ppo.py --env-id gridsim/MiniGrid-DoorKey-5x5-v0 --total-timesteps 300000
+    python examples/ppo.py --env-id gridsim/Kitchen-open-divider_salad-v0 --shaping item_chopped=0.5,items_merged=0.5
+    python examples/ppo.py --env-id gridsim/MiniGrid-DoorKey-5x5-v0
+
+The settings that depend on the task (envs, rollout length, budget, learning rate, entropy
+bonus) come from the preset of the env's family (``PRESETS``; ``--preset`` picks another, a
+flag overrides one value): with no other flag, LiftRed, four_rooms, the kitchen above and
+the small MiniGrid ids are solved (examples/README.md). The learning rate is constant by
+default, so a run with a smaller ``--total-timesteps`` is the start of a longer run, update
+for update; ``--lr-schedule linear`` anneals it to 0 over the budget instead (CleanRL's
+default), which makes every update depend on the budget.
 
 The gridsim vector env steps every env in one kernel call (``--num-threads`` splits the
 call over cores). Observations are encoded from their space and the ids the env declares
@@ -27,8 +36,11 @@ task: the evaluation starts where the level says.
 Rewards can be shaped from the kernel's events (``--shaping name=bonus,...``, e.g. the
 kitchen's ``item_chopped`` and ``items_merged``); the evaluation always measures the
 unshaped task. At the end the policy is evaluated with :func:`gridsim.evaluate` over
-``--eval-seeds`` fresh seeds (not used in training) and the last line printed is JSON:
-``{"env_id", "success_rate", "mean_return", "sps", "env_share", ...}``.
+``--eval-seeds`` fresh seeds (not used in training), twice: greedy (the most likely action)
+and sampled (actions drawn as in training, from a generator seeded with ``--seed``); a
+greedy policy can loop where the sampled one breaks out. The last line printed is JSON:
+``{"env_id", "success_rate", "mean_return", "sampled_success_rate", "sampled_mean_return",
+"sps", "env_share", ...}`` (``success_rate`` and ``mean_return``: the greedy policy's).
 
 The actor-critic network is gridsim's (:mod:`gridsim.tools.torch_agent`), and so is the
 checkpoint it is saved to (``--checkpoint``, by default ``runs/<env>-seed<seed>.pt``): the
@@ -47,55 +59,122 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import torch
+from gymnasium.envs.registration import load_env_creator
 from torch import nn
 
 import gridsim
 from gridsim.engine.files import atomic_path
+from gridsim.families import FAMILIES
+from gridsim.make import load_level
 
 # The network and its checkpoint file are gridsim's, so that `gridsim eval --policy run.pt` and
 # `gridsim render` rebuild the same network from the file (the example is not importable by them).
-from gridsim.tools.torch_agent import Agent, ObsEncoder, save_agent, valid_mask
+from gridsim.tools.torch_agent import Agent, ObsEncoder, SampledPolicy, save_agent, valid_mask
 
 # Training seeds start here; evaluation seeds start at EVAL_SEED_BASE, far from any training seed.
 EVAL_SEED_BASE = 10**9
 
 
-def parse_args(argv=None):
-    """The command line (see ``--help``)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+# Settings that depend on the task, per family: the family of --env-id / --level picks its row
+# (--preset names another, or none), and a flag given on the command line wins over both.
+# Each row trains its family's documented tasks (examples/README.md), e.g. LiftRed and
+# four_rooms with no other flag.
+BASE = {"num_envs": 64, "num_steps": 128, "total_timesteps": 500_000, "learning_rate": 2.5e-4, "ent_coef": 0.01}
+PRESETS = {
+    "nav": {"num_envs": 32, "num_steps": 64, "total_timesteps": 200_000, "learning_rate": 1e-3},
+    "roboman": {"num_envs": 32, "num_steps": 64, "total_timesteps": 300_000, "learning_rate": 1e-3},
+    "kitchen": {"num_envs": 64, "num_steps": 64, "total_timesteps": 1_500_000, "learning_rate": 5e-4,
+                "ent_coef": 0.02},
+    "minigrid": {"num_envs": 16, "num_steps": 128, "total_timesteps": 300_000, "learning_rate": 1e-3},
+}
+
+
+def preset_help(key: str, what: str) -> str:
+    """The help of a preset setting: what it is, and its value in each preset."""
+    def show(value):
+        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+    values = ", ".join(f"{name} {show(row.get(key, BASE[key]))}" for name, row in PRESETS.items())
+    return f"{what} (default: the preset's: {values}; none {show(BASE[key])})"
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with every default, where a flag has one of its own (not None)."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser (see ``--help``)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                formatter_class=HelpFormatter)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--env-id", help="a registered id, e.g. gridsim/Nav-four_rooms-v0")
     src.add_argument("--level", help="a gridsim.make level name, e.g. nav/maze32 or roboman:LiftRed")
     p.add_argument("--level-directory", default=None, help="extra folder searched for --level")
     p.add_argument("--env-kwargs", type=json.loads, default={}, help="JSON dict of env keyword arguments")
-    p.add_argument("--num-envs", type=int, default=64)
-    p.add_argument("--num-steps", type=int, default=128, help="rollout length per env and update")
-    p.add_argument("--total-timesteps", type=int, default=500_000)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--preset", choices=["auto", *PRESETS, "none"], default="auto",
+                   help="the settings row the unset flags below come from (auto: the env's family)")
+    p.add_argument("--num-envs", type=int, default=None, help=preset_help("num_envs", "envs stepped together"))
+    p.add_argument("--num-steps", type=int, default=None,
+                   help=preset_help("num_steps", "rollout length per env and update"))
+    p.add_argument("--total-timesteps", type=int, default=None,
+                   help=preset_help("total_timesteps", "env steps to train for"))
+    p.add_argument("--seed", type=int, default=1, help="torch's seed; training resets with seed * 1,000,003")
     p.add_argument("--num-threads", default="1", help="kernel threads (an int or auto)")
-    p.add_argument("--torch-threads", type=int, default=1)
-    p.add_argument("--learning-rate", type=float, default=2.5e-4)
-    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--gamma", type=float, default=0.99)
-    p.add_argument("--gae-lambda", type=float, default=0.95)
-    p.add_argument("--num-minibatches", type=int, default=4)
-    p.add_argument("--update-epochs", type=int, default=4)
-    p.add_argument("--clip-coef", type=float, default=0.2)
-    p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--vf-coef", type=float, default=0.5)
-    p.add_argument("--max-grad-norm", type=float, default=0.5)
-    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--torch-threads", type=int, default=1, help="torch's intra-op threads")
+    p.add_argument("--learning-rate", type=float, default=None, help=preset_help("learning_rate", "Adam's step size"))
+    p.add_argument("--lr-schedule", choices=["constant", "linear"], default="constant",
+                   help="constant, or linear: annealed to 0 at --total-timesteps, so that a shorter budget "
+                        "also changes every update before it")
+    p.add_argument("--gamma", type=float, default=0.99, help="discount")
+    p.add_argument("--gae-lambda", type=float, default=0.95, help="GAE's lambda")
+    p.add_argument("--num-minibatches", type=int, default=4, help="minibatches per epoch")
+    p.add_argument("--update-epochs", type=int, default=4, help="epochs over each rollout")
+    p.add_argument("--clip-coef", type=float, default=0.2, help="PPO's clip range")
+    p.add_argument("--ent-coef", type=float, default=None, help=preset_help("ent_coef", "entropy bonus"))
+    p.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight")
+    p.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient clipping")
+    p.add_argument("--hidden", type=int, default=128, help="units of each of the two tanh hidden layers")
     p.add_argument("--train-episode-steps", type=int, default=None,
                    help="time limit of training episodes (evaluation keeps the env's own)")
     p.add_argument("--random-starts", action="store_true",
                    help="navigation: start training episodes on random open cells (evaluation: the level's start)")
     p.add_argument("--shaping", default="", help="event bonuses while training: name=bonus,name=bonus")
-    p.add_argument("--eval-seeds", type=int, default=1000, help="episodes of the final evaluation (0: none)")
+    p.add_argument("--eval-seeds", type=int, default=1000,
+                   help="episodes of each final evaluation, greedy and sampled (0: none)")
     p.add_argument("--checkpoint", type=Path, default=None,
                    help="where to save the trained model (default: runs/<env>-seed<seed>.pt)")
     p.add_argument("--curve", type=Path, default=None, help="write the learning curve (PNG; needs matplotlib)")
     p.add_argument("--log-every", type=int, default=10, help="updates between progress lines")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv=None):
+    """The command line (see ``--help``), with the preset's values where no flag was given."""
+    args = build_parser().parse_args(argv)
+    if args.preset == "auto":
+        args.preset = family_name(args)
+    row = BASE | PRESETS.get(args.preset, {})
+    for key, value in row.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    return args
+
+
+def family_name(args) -> str:
+    """The family of the env trained on (the row of ``--preset auto``), read from its id or level."""
+    if args.env_id:
+        spec = gym.spec(args.env_id)
+        kwargs = spec.kwargs | args.env_kwargs
+        if "level" not in kwargs or spec.vector_entry_point != "gridsim.make:make":
+            vector_env = load_env_creator(spec.vector_entry_point)
+            return next(f.name for f in FAMILIES.values() if vector_env is f.vector_env)
+        level = kwargs["level"]  # gridsim/Level-v0: of the level's family
+    else:
+        level = args.level
+    return load_level(level, args.level_directory)[0].family
 
 
 # ------------------------------------------------------------------ the env
@@ -163,6 +242,13 @@ def parse_shaping(text: str, envs) -> dict[str, float]:
 # ------------------------------------------------------------------ training
 
 
+def learning_rate(args, update: int, updates: int) -> float:
+    """The learning rate of update ``update`` (1-based) of ``updates``: constant, or annealed linearly to 0."""
+    if args.lr_schedule == "linear":
+        return args.learning_rate * (1.0 - (update - 1) / updates)
+    return args.learning_rate
+
+
 def train(args):
     """Train a PPO agent; returns the agent, its learning curve and throughput figures."""
     torch.set_num_threads(args.torch_threads)
@@ -193,8 +279,7 @@ def train(args):
     bonus_sum = np.zeros(N, dtype=np.float32)  # each row's shaping bonus so far this episode
     env_seconds, start = 0.0, time.perf_counter()
     for update in range(1, updates + 1):
-        if args.anneal_lr:
-            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - (update - 1) / updates)
+        optimizer.param_groups[0]["lr"] = learning_rate(args, update, updates)
         for t in range(T):
             obs_buf[t], done_buf[t] = next_x, next_done
             if next_mask is not None:
@@ -341,6 +426,13 @@ def save_checkpoint(agent: Agent, args) -> None:
 def main(argv=None) -> int:
     """Train, save, plot, evaluate, and print the JSON summary line last."""
     args = parse_args(argv)
+    if args.curve:
+        try:  # checked before training, not after it
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise SystemExit("--curve needs matplotlib: pip install matplotlib") from None
+    print(f"preset {args.preset}: " + ", ".join(f"{key} {getattr(args, key)}" for key in BASE)
+          + f", lr schedule {args.lr_schedule}", flush=True)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     agent, curve, stats = train(args)
     name = env_name(args)
@@ -360,11 +452,13 @@ def main(argv=None) -> int:
         if args.level_directory:
             env_kwargs["level_directory"] = args.level_directory
         seeds = np.arange(EVAL_SEED_BASE, EVAL_SEED_BASE + args.eval_seeds)
-        result = gridsim.evaluate(agent.greedy, env, seeds, env_kwargs=env_kwargs or None)
-        summary = result.summary()
-        out["success_rate"] = summary["success"]["mean"]
-        out["mean_return"] = summary["return"]["mean"]
-        out["eval_episodes"] = len(result)
+        # The greedy policy, then the policy as it acted in training: a greedy policy can loop
+        # where the sampled actions break out of the loop, so the two can differ by much.
+        for prefix, policy in (("", agent.greedy), ("sampled_", SampledPolicy(agent, args.seed))):
+            summary = gridsim.evaluate(policy, env, seeds, env_kwargs=env_kwargs or None).summary()
+            out[prefix + "success_rate"] = summary["success"]["mean"]
+            out[prefix + "mean_return"] = summary["return"]["mean"]
+        out["eval_episodes"] = len(seeds)
     print(json.dumps(out))
     return 0
 

@@ -27,7 +27,7 @@ from gridsim.engine.files import atomic_write
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, InvalidStateError
 from gridsim.tools.env_names import env_entry
 
-__all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "Agent", "CheckpointPolicy", "ObsEncoder",
+__all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "Agent", "CheckpointPolicy", "ObsEncoder", "SampledPolicy",
            "agent_from_checkpoint", "is_agent_checkpoint", "load_agent", "save_agent", "valid_mask"]
 
 # The "format" entry of a checkpoint of save_agent, and its layout's version.
@@ -290,6 +290,38 @@ class Agent(nn.Module):
         acts = torch.stack([part.argmax(-1) for part in torch.split(logits, self.nvec, dim=-1)], dim=-1)
         out = acts.numpy().astype(np.int64)
         return out[:, 0] if len(self.nvec) == 1 else out
+
+
+class SampledPolicy:
+    """An :class:`Agent`'s stochastic policy: each action drawn from its categoricals, as in training.
+
+    The draws come from a torch generator of their own, seeded here, so an evaluation with the
+    same seeds, batch and seed plays the same episodes (and the global torch stream is left alone).
+
+    Args:
+        agent: the network.
+        seed: the seed of the draws.
+    """
+
+    def __init__(self, agent: Agent, seed: int = 0):
+        self.agent = agent
+        self.generator = torch.Generator().manual_seed(int(seed))
+
+    def __repr__(self) -> str:
+        return "sampled"
+
+    @torch.no_grad()
+    def __call__(self, obs: Any, infos: Mapping[str, Any] | None = None) -> np.ndarray:
+        """Sampled actions of a batch (an array, or one row per action component for MultiDiscrete)."""
+        agent = self.agent
+        mask = valid_mask(infos, agent.encoder.batch_size(obs), sum(agent.nvec))
+        logits = agent.actor(agent.encoder(obs))
+        if mask is not None:
+            logits = logits.masked_fill(~mask, -1e8)
+        parts = [torch.multinomial(part.softmax(-1), 1, generator=self.generator)[:, 0]
+                 for part in torch.split(logits, agent.nvec, dim=-1)]
+        out = torch.stack(parts, dim=-1).numpy().astype(np.int64)
+        return out[:, 0] if len(agent.nvec) == 1 else out
 
 
 def valid_mask(infos: Mapping[str, Any] | None, n: int, width: int) -> torch.Tensor | None:

@@ -33,8 +33,10 @@ def run_ppo(*args: str, tmp_path: Path) -> dict:
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.splitlines()[-1])  # the last line is the JSON summary
-    assert {"env_id", "success_rate", "mean_return", "sps", "env_share"} <= result.keys()
-    assert 0.0 <= result["success_rate"] <= 1.0 and result["eval_episodes"] == 20
+    assert {"env_id", "success_rate", "mean_return", "sampled_success_rate", "sampled_mean_return", "sps",
+            "env_share"} <= result.keys()
+    assert 0.0 <= result["success_rate"] <= 1.0 and 0.0 <= result["sampled_success_rate"] <= 1.0
+    assert result["eval_episodes"] == 20
     assert (tmp_path / "model.pt").exists()
     return result
 
@@ -157,6 +159,83 @@ def test_rllib_example_takes_ppo_examples_env_flag(capsys):
     spec.loader.exec_module(rllib_ppo)  # Ray is imported only when training starts
     assert rllib_ppo.parse_args(["--env-id", "roboman:LiftRed"]).env == "roboman:LiftRed"
     assert rllib_ppo.parse_args(["--env", "roboman:LiftRed"]).env == "roboman:LiftRed"
+    # So are the rollout length and GAE's lambda; RLlib's names still work.
+    assert rllib_ppo.parse_args(["--num-steps", "32", "--gae-lambda", "0.9"]).num_steps == 32
+    assert rllib_ppo.parse_args(["--rollout-fragment-length", "16", "--lambda", "0.8"]).gae_lambda == 0.8
+    shared = {"--env-id", "--env-kwargs", "--num-steps", "--total-timesteps", "--learning-rate", "--gamma",
+              "--gae-lambda", "--num-minibatches", "--update-epochs", "--clip-coef", "--ent-coef", "--vf-coef",
+              "--max-grad-norm", "--hidden", "--seed", "--eval-seeds"}
+    for parser in (load_example().build_parser(), rllib_ppo.build_parser()):
+        flags = {flag for action in parser._actions for flag in action.option_strings}
+        assert shared <= flags, shared - flags
     with pytest.raises(SystemExit):
         rllib_ppo.parse_args(["--help"])
     assert "--env-id ID" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "preset"), [
+    (["--env-id", "gridsim/Gridroboman-LiftRed-v0"], "roboman"),
+    (["--env-id", "gridsim/Nav-four_rooms-v0"], "nav"),
+    (["--level", "nav/maze32"], "nav"),
+    (["--env-id", "gridsim/Kitchen-open-divider_salad-v0"], "kitchen"),
+    (["--env-id", "gridsim/MiniGrid-DoorKey-5x5-v0"], "minigrid"),
+])
+def test_the_envs_family_picks_the_preset(ppo, argv, preset):
+    args = ppo.parse_args(argv)
+    assert args.preset == preset
+    for key, value in (ppo.BASE | ppo.PRESETS[preset]).items():
+        assert getattr(args, key) == value, key
+
+
+def test_a_flag_wins_over_the_preset_and_none_keeps_the_base_row(ppo):
+    args = ppo.parse_args(["--env-id", "gridsim/Gridroboman-LiftRed-v0", "--num-envs", "8", "--learning-rate", "3e-4"])
+    assert (args.num_envs, args.learning_rate, args.num_steps) == (8, 3e-4, ppo.PRESETS["roboman"]["num_steps"])
+    args = ppo.parse_args(["--env-id", "gridsim/Gridroboman-LiftRed-v0", "--preset", "none"])
+    assert {key: getattr(args, key) for key in ppo.BASE} == ppo.BASE
+    args = ppo.parse_args(["--env-id", "gridsim/Gridroboman-LiftRed-v0", "--preset", "kitchen"])
+    assert args.ent_coef == ppo.PRESETS["kitchen"]["ent_coef"]
+
+
+def test_ppo_help_shows_every_default(ppo, capsys):
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--gamma GAMMA discount (default: 0.99)" in text
+    assert "(default: constant)" in text and "(default: auto)" in text
+    assert "the preset's: nav 32, roboman 32, kitchen 64, minigrid 16; none 64" in text
+    assert "(default: None)" not in text
+
+
+def test_a_constant_learning_rate_makes_a_shorter_run_the_start_of_a_longer_one(ppo):
+    # An annealed rate made a smaller budget change every update before it (the kitchen at 1M).
+    args = ppo.parse_args(["--env-id", "gridsim/Nav-four_rooms-v0"])
+    assert args.lr_schedule == "constant"
+    rates = {updates: [ppo.learning_rate(args, u, updates) for u in range(1, updates + 1)] for updates in (3, 6)}
+    assert rates[6][:3] == rates[3] and set(rates[6]) == {ppo.PRESETS["nav"]["learning_rate"]}
+    args.lr_schedule = "linear"
+    rates = {updates: [ppo.learning_rate(args, u, updates) for u in range(1, updates + 1)] for updates in (3, 6)}
+    assert rates[6][0] == rates[3][0] == args.learning_rate and rates[6][1] > rates[3][1]
+    assert rates[6] == sorted(rates[6], reverse=True) and rates[6][-1] > 0
+
+
+def test_the_sampled_policy_draws_from_the_masked_categoricals_reproducibly():
+    envs = gridsim.make("roboman:LiftRed", 16)
+    obs, infos = envs.reset(seed=0)
+    torch.manual_seed(0)
+    agent = torch_agent.Agent(torch_agent.ObsEncoder.from_env(envs), envs.single_action_space, 16)
+    masked = np.asarray(infos["action_mask"]).astype(bool)
+    assert masked.any()
+    draws = [torch_agent.SampledPolicy(agent, seed)(obs, infos) for seed in (3, 3, 4)]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert not np.array_equal(draws[0], draws[2])
+    many = np.stack([torch_agent.SampledPolicy(agent, seed)(obs, infos) for seed in range(50)])
+    assert not masked[np.arange(16), many].any()  # never a masked action
+    assert len(np.unique(many[:, 0])) > 1  # not the greedy action every time
+    envs.close()
+    kitchen = gridsim.make("kitchen/open-divider_salad", 3)
+    obs, infos = kitchen.reset(seed=0)
+    agent = torch_agent.Agent(torch_agent.ObsEncoder.from_env(kitchen), kitchen.single_action_space, 16)
+    actions = torch_agent.SampledPolicy(agent, 0)(obs, infos)
+    assert actions.shape == (3, len(kitchen.single_action_space.nvec))
+    assert kitchen.action_space.contains(actions)
+    kitchen.close()
