@@ -83,7 +83,7 @@ BASE = {"num_envs": 64, "num_steps": 128, "total_timesteps": 500_000, "learning_
 PRESETS = {
     "nav": {"num_envs": 32, "num_steps": 64, "total_timesteps": 200_000, "learning_rate": 1e-3},
     "roboman": {"num_envs": 32, "num_steps": 64, "total_timesteps": 300_000, "learning_rate": 1e-3},
-    "kitchen": {"num_envs": 64, "num_steps": 64, "total_timesteps": 1_500_000, "learning_rate": 5e-4,
+    "kitchen": {"num_envs": 64, "num_steps": 64, "total_timesteps": 1_000_000, "learning_rate": 5e-4,
                 "ent_coef": 0.02},
     "minigrid": {"num_envs": 16, "num_steps": 128, "total_timesteps": 300_000, "learning_rate": 1e-3},
 }

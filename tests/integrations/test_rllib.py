@@ -53,3 +53,23 @@ def test_ppo_trains_with_two_env_runners_on_batched_envs(ray_cluster):
         assert np.isfinite(result["learners"]["default_policy"]["total_loss"])
     finally:
         algo.stop()
+
+
+@pytest.mark.slow
+def test_the_rllib_example_trains_and_evaluates_greedy_and_sampled(ray_cluster, capsys):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "rllib_ppo.py"
+    if not path.is_file():
+        pytest.skip("examples/ is not next to the tests")
+    spec = importlib.util.spec_from_file_location("rllib_ppo_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    summary = example.main(["--env-id", LIFT_RED, "--num-envs-per-runner", "4", "--num-steps", "16",
+                            "--total-timesteps", "128", "--eval-seeds", "12"])
+    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == summary  # the JSON line is the last
+    assert summary["env_id"] == LIFT_RED and summary["eval_episodes"] == 12 and summary["timesteps"] >= 128
+    for key in ("success_rate", "sampled_success_rate"):
+        assert 0.0 <= summary[key] <= 1.0
