@@ -10,8 +10,8 @@ Usage::
 
 The settings that depend on the task (envs, rollout length, budget, learning rate, entropy
 bonus) come from the preset of the env's family (``PRESETS``; ``--preset`` picks another, a
-flag overrides one value): with no other flag, LiftRed, four_rooms, the kitchen above and
-the small MiniGrid ids are solved (examples/README.md). The learning rate is constant by
+flag overrides one value): the commands above solve LiftRed, four_rooms, the kitchen (its
+reward shaping is a flag) and DoorKey-5x5 (examples/README.md). The learning rate is constant by
 default, so a run with a smaller ``--total-timesteps`` is the start of a longer run, update
 for update; ``--lr-schedule linear`` anneals it to 0 over the budget instead (CleanRL's
 default), which makes every update depend on the budget.
@@ -20,13 +20,14 @@ The gridsim vector env steps every env in one kernel call (``--num-threads`` spl
 call over cores). Observations are encoded from their space and the ids the env declares
 (``obs_id_counts``), for any level: category ids (a MiniGrid image's object, colour and
 state) become one one-hot vector per cell and channel, integer boxes with small bounds (the
-navigation coordinates) one one-hot vector per axis, other boxes are scaled to [0, 1] from
-their bounds; a dict observation (MiniGrid's image, direction and mission) is encoded entry
-by entry, its mission string left out. Discrete and MultiDiscrete
-action spaces are supported (a MultiDiscrete action is one categorical per component:
-the kitchen's joint view); ``infos["action_mask"]`` (gridroboman; 1 = masked out) masks
-the logits. The kitchen's agent-rows view (``--env-kwargs '{"agent_rows": true}'``)
-trains one shared policy over every agent's row.
+navigation coordinates) one one-hot vector over their joint values (a map's cells, up to
+4,096) or one per axis, other boxes are scaled to [0, 1] from their bounds; a dict
+observation (MiniGrid's image, direction and mission) is encoded entry by entry, its mission
+string left out. Discrete and MultiDiscrete action spaces are supported (a MultiDiscrete
+action is one categorical per component: the kitchen's joint view);
+``infos["action_mask"]`` (gridroboman; 1 = masked out) masks the logits. The kitchen's
+agent-rows view (``--env-kwargs '{"agent_rows": true}'``) trains one shared policy over
+every agent's row.
 
 Navigation mazes whose goal a random walk never finds (``nav/maze32``) can train from
 random starts (``--random-starts``: every episode starts on a uniformly drawn open cell,

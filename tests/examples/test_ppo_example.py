@@ -239,3 +239,32 @@ def test_the_sampled_policy_draws_from_the_masked_categoricals_reproducibly():
     assert actions.shape == (3, len(kitchen.single_action_space.nvec))
     assert kitchen.action_space.contains(actions)
     kitchen.close()
+
+
+def examples_readme() -> str:
+    path = ROOT / "examples" / "README.md"
+    if not path.is_file():
+        pytest.skip("examples/README.md is not next to the tests")
+    return path.read_text()
+
+
+def test_every_documented_command_parses(ppo):
+    import re
+    import shlex
+
+    commands = re.findall(r"^\| [^|]+ \| `(--env-id [^`]+)` \|", examples_readme(), re.M)
+    assert len(commands) >= 10
+    for command in commands:
+        args = ppo.parse_args(shlex.split(command))
+        assert args.env_id.startswith("gridsim/"), command
+
+
+def test_the_documented_preset_table_is_the_scripts(ppo):
+    import re
+
+    rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d.e-]+) \| ([\d.]+) \|$",
+                      examples_readme(), re.M)
+    documented = {name: [float(v.replace(",", "")) for v in values] for name, *values in rows}
+    keys = ["num_envs", "num_steps", "total_timesteps", "learning_rate", "ent_coef"]
+    assert documented == {name: [float((ppo.BASE | row)[k]) for k in keys]
+                          for name, row in {**ppo.PRESETS, "none": {}}.items()}
