@@ -192,7 +192,8 @@ def _eval(args) -> int:
     import time
 
     from gridsim.engine.files import partial_path
-    from gridsim.tools.policies import load_policy
+    from gridsim.errors import InvalidArgumentError
+    from gridsim.tools.policies import load_policy, sampled_policy
     from gridsim.tools.results import SweepResult
 
     try:
@@ -203,6 +204,12 @@ def _eval(args) -> int:
             _positive(args.workers, "--workers")
         # Loaded here to report a bad spec at once; Ray workers get the spec and load it themselves.
         policies = {spec: load_policy(spec) for spec in args.policy or ["random"]}
+        if args.sample:
+            if args.ray:
+                raise InvalidArgumentError("--sample runs on this machine: Ray workers load --policy by name, "
+                                           "greedy")
+            # Seeded from the first episode's seed: the same seeds play the same episodes.
+            policies = {f"{spec} (sampled)": sampled_policy(p, seeds[0]) for spec, p in policies.items()}
         if args.ray:
             policies = {spec: spec for spec in policies}
     except (ValueError, ImportError, AttributeError) as e:
@@ -281,7 +288,7 @@ def _eval_run(args, policies: dict, seeds: list[int], ray_kwargs: dict, env_kwar
 
 def _render(args) -> int:
     from gridsim.engine.draw import MAX_CELL_PX
-    from gridsim.tools.policies import load_policy
+    from gridsim.tools.policies import load_policy, sampled_policy
     from gridsim.tools.record import MEDIA_SUFFIXES, record_episode, write_frames
 
     def fail(message) -> int:
@@ -296,6 +303,8 @@ def _render(args) -> int:
         return fail(f"--cell-px must be an integer in 1..{MAX_CELL_PX}, got {args.cell_px}")
     try:
         policy = load_policy(args.policy)
+        if args.sample:
+            policy = sampled_policy(policy, args.seed)
     except (ValueError, ImportError, AttributeError) as e:
         return fail(e)
     # A PNG needs the episode only up to its frame.
@@ -430,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="random (uniform, respects action masks; the default), module:attr (a callable, torch "
                         "module, class, or module:factory()) or a .pt file (TorchScript, or a module saved whole); "
                         "repeat it to compare several")
+    e.add_argument("--sample", action="store_true",
+                   help="a checkpoint of examples/ppo.py draws its actions from its categoricals, as in training "
+                        "(a generator seeded with the first seed), instead of taking the most likely one")
     e.add_argument("--seeds", default="0:100", help="a:b, a:b:step or a comma list (default 0:100)")
     e.add_argument("--out", default=None,
                    help="write one CSV row per seed here, whole or not at all (with --ray the rows grow in "
@@ -453,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
+    r.add_argument("--sample", action="store_true",
+                   help="a checkpoint's actions drawn as in training (seeded with --seed), as gridsim eval --sample")
     r.add_argument("--out", required=True,
                    help="episode.gif or episode.mp4 (every frame; needs imageio, and imageio-ffmpeg for .mp4) "
                         "or frame.png (one frame; needs pillow): pip install \"gridsim-vec[render]\"")

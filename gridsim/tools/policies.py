@@ -14,7 +14,7 @@ import numpy as np
 
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 
-__all__ = ["RandomPolicy", "load_policy", "policy_name"]
+__all__ = ["RandomPolicy", "load_policy", "policy_name", "sampled_policy"]
 
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -304,3 +304,20 @@ def load_policy(spec: str):
     if call or inspect.isclass(obj):
         obj = obj()
     return obj
+
+
+def sampled_policy(policy: Any, seed: int) -> Any:
+    """The sampled policy of a checkpoint :func:`load_policy` loaded (``--sample`` on the command line).
+
+    A checkpoint of ``examples/ppo.py`` holds the network's categoricals, so its actions can be
+    drawn as in training, from a generator seeded with ``seed``; other policies say nothing of
+    their distribution.
+
+    Raises:
+        InvalidArgumentError: ``policy`` is not such a checkpoint's.
+    """
+    torch_agent = sys.modules.get("gridsim.tools.torch_agent")  # loaded whenever a checkpoint was
+    if torch_agent is None or not isinstance(policy, torch_agent.CheckpointPolicy):
+        raise InvalidArgumentError(f"--sample needs a checkpoint of examples/ppo.py (gridsim.tools.torch_agent), "
+                                   f"whose actions have a distribution; got {policy_name(policy)}")
+    return policy.sampled(seed)

@@ -495,17 +495,30 @@ def load_agent(path: str | os.PathLike) -> Agent:
 
 
 class CheckpointPolicy:
-    """The greedy policy of an :class:`Agent` loaded from a file, named after the file in results."""
+    """The policy of an :class:`Agent` loaded from a file, named after the file in results.
 
-    def __init__(self, agent: Agent, path: str | os.PathLike):
+    Args:
+        agent: the network.
+        path: the file it was loaded from (its name in results).
+        sample_seed: None for the greedy policy (the most likely action); a seed for the
+            sampled one (:class:`SampledPolicy`, actions drawn as in training).
+    """
+
+    def __init__(self, agent: Agent, path: str | os.PathLike, sample_seed: int | None = None):
         self.agent = agent
         self.path = os.fspath(path)
+        self.sample_seed = sample_seed
+        self._act = agent.greedy if sample_seed is None else SampledPolicy(agent, sample_seed)
 
     def __repr__(self) -> str:
-        return f"{self.path} (greedy)"
+        return f"{self.path} ({'greedy' if self.sample_seed is None else 'sampled'})"
+
+    def sampled(self, seed: int) -> CheckpointPolicy:
+        """The same network's sampled policy, its draws seeded with ``seed``."""
+        return CheckpointPolicy(self.agent, self.path, sample_seed=seed)
 
     def __call__(self, obs: Any, infos: Mapping[str, Any]) -> np.ndarray:
-        """The greedy actions of a batch; ``infos["action_mask"]`` masks them where given.
+        """The actions of a batch; ``infos["action_mask"]`` masks them where given.
 
         Raises:
             gridsim.InvalidArgumentError: the env's observations are not of the shapes the
@@ -514,4 +527,4 @@ class CheckpointPolicy:
         mismatch = self.agent.encoder.mismatch(obs)
         if mismatch is not None:
             raise InvalidArgumentError(f"{self.path} was trained on {mismatch} (another env, or other env arguments)")
-        return self.agent.greedy(obs, infos)
+        return self._act(obs, infos)

@@ -268,3 +268,24 @@ def test_the_documented_preset_table_is_the_scripts(ppo):
     keys = ["num_envs", "num_steps", "total_timesteps", "learning_rate", "ent_coef"]
     assert documented == {name: [float((ppo.BASE | row)[k]) for k in keys]
                           for name, row in {**ppo.PRESETS, "none": {}}.items()}
+
+
+def test_gridsim_eval_and_render_sample_a_checkpoints_actions(ppo, tmp_path, capsys):
+    agent, path = saved_agent(ppo, tmp_path, "--level", "roboman:LiftRed")
+    assert main(["eval", "roboman:LiftRed", "--policy", str(path), "--seeds", "5:11", "--sample"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]  # a long name is cut short, as here: "agent.pt (samp..."
+    assert first.startswith(f"roboman:LiftRed: policy {path} (samp") and "greedy" not in first, first
+    # The draws are seeded with the first seed: the same episodes as SampledPolicy(agent, 5).
+    expected = gridsim.evaluate(torch_agent.SampledPolicy(agent, 5), "roboman:LiftRed", range(5, 11))
+    got = gridsim.evaluate(load_policy(str(path)).sampled(5), "roboman:LiftRed", range(5, 11))
+    np.testing.assert_array_equal(got["length"], expected["length"])
+    np.testing.assert_array_equal(got["return"], expected["return"])
+    assert repr(torch_agent.CheckpointPolicy(agent, "run.pt", sample_seed=0)) == "run.pt (sampled)"
+    for argv in (["eval", "roboman:LiftRed", "--sample"],  # the random policy has no categoricals to draw from
+                 ["eval", "roboman:LiftRed", "--policy", str(path), "--sample", "--ray"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith("gridsim eval: error: --sample"), err
+    pytest.importorskip("imageio")
+    assert main(["render", "roboman:LiftRed", "--policy", str(path), "--sample", "--max-steps", "3",
+                 "--out", str(tmp_path / "x.gif")]) == 0
