@@ -538,32 +538,18 @@ cdef int gen_putnear(World* w, const MgConfig* cfg) noexcept nogil:
     # 6.9 PutNear: numObjs distinct objects, none in the 3x3 around an earlier one (place_obj
     # with near_obj as reject_fn, over the whole grid); the agent; the object to move, then a
     # target redrawn until it is another one.
-    cdef int n = cfg.p[0], k, j, m, g, x, y
+    cdef int n = cfg.p[0], k, m, g
     cdef int types[OBJS_MAX]
     cdef int colors[OBJS_MAX]
     cdef int px[OBJS_MAX]
     cdef int py[OBJS_MAX]
-    cdef bint near
     if not 2 <= n <= OBJS_MAX:  # fewer: the target loop never ends; more: the objects' loop
         return -1
     wall_rect(w, 0, 0, w.W, w.H)
     for k in range(n):
         draw_distinct_object(w, types, colors, k)
-        while True:
-            x = rint(w, 0, w.W)
-            y = rint(w, 0, w.H)
-            if not is_empty(w, x, y) or (x == w.agent[0] and y == w.agent[1]):
-                continue
-            near = False
-            for j in range(k):
-                if iabs(x - px[j]) <= 1 and iabs(y - py[j]) <= 1:
-                    near = True
-                    break
-            if not near:
-                break
-        put(w, x, y, OBJ_KEY + types[k], colors[k], 0)
-        px[k] = x
-        py[k] = y
+        place_obj_rejecting(w, 0, 0, w.W, w.H, OBJ_KEY + types[k], colors[k], 0, False, px, py, k, -1,
+                            &px[k], &py[k])
     if place_agent(w, 0, 0, w.W, w.H, True, -1) < 0:
         return -1
     m = rint(w, 0, n)

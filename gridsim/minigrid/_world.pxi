@@ -170,14 +170,18 @@ cdef inline int iabs(int v) noexcept nogil:
     return v if v >= 0 else -v
 
 
-cdef int place_obj(World* w, int tx, int ty, int sx, int sy, int obj, int color, int state,
-                   bint reject_next_to, int max_tries, int* out_x, int* out_y) noexcept nogil:
+cdef int place_obj_rejecting(World* w, int tx, int ty, int sx, int sy, int obj, int color, int state,
+                             bint reject_next_to, const int* apart_x, const int* apart_y, int num_apart,
+                             int max_tries, int* out_x, int* out_y) noexcept nogil:
     # MiniGridEnv.place_obj over the rectangle (tx, ty, sx, sy) (clipped to the grid): candidate
-    # cells x then y until one is empty and not the agent's (and, with reject_next_to, not
-    # 4-adjacent to it: RoomGrid's reject_next_to); then the object is put there (obj OBJ_EMPTY
-    # puts nothing: place_agent). max_tries < 0: no limit; else -1 after max_tries + 1 failed
-    # attempts (Minigrid's RecursionError), every attempt's two draws consumed.
-    cdef int tries = 0, x, y
+    # cells x then y until one is empty and not the agent's and passes the reject_fn: with
+    # reject_next_to, not 4-adjacent to the agent (RoomGrid's reject_next_to); with num_apart,
+    # not in the 3x3 around any of the num_apart cells (apart_x[k], apart_y[k]) (PutNear's
+    # near_obj). Then the object is put there (obj OBJ_EMPTY puts nothing: place_agent).
+    # max_tries < 0: no limit; else -1 after max_tries + 1 failed attempts (Minigrid's
+    # RecursionError), every attempt's two draws consumed.
+    cdef int tries = 0, x, y, k
+    cdef bint near
     tx = imax(tx, 0)
     ty = imax(ty, 0)
     while True:
@@ -192,12 +196,26 @@ cdef int place_obj(World* w, int tx, int ty, int sx, int sy, int obj, int color,
             continue
         if reject_next_to and iabs(w.agent[0] - x) + iabs(w.agent[1] - y) < 2:
             continue
+        near = False
+        for k in range(num_apart):
+            if iabs(x - apart_x[k]) <= 1 and iabs(y - apart_y[k]) <= 1:
+                near = True
+                break
+        if near:
+            continue
         break
     if obj != OBJ_EMPTY:
         put(w, x, y, obj, color, state)
     out_x[0] = x
     out_y[0] = y
     return 0
+
+
+cdef inline int place_obj(World* w, int tx, int ty, int sx, int sy, int obj, int color, int state,
+                          bint reject_next_to, int max_tries, int* out_x, int* out_y) noexcept nogil:
+    # place_obj_rejecting with no cells to keep apart from.
+    return place_obj_rejecting(w, tx, ty, sx, sy, obj, color, state, reject_next_to, NULL, NULL, 0,
+                               max_tries, out_x, out_y)
 
 
 cdef int place_agent(World* w, int tx, int ty, int sx, int sy, bint rand_dir, int max_tries) noexcept nogil:
