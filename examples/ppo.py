@@ -38,7 +38,8 @@ Rewards can be shaped from the kernel's events (``--shaping name=bonus,...``, e.
 kitchen's ``item_chopped`` and ``items_merged``); the evaluation always measures the
 unshaped task. At the end the policy is evaluated with :func:`gridsim.evaluate` over
 ``--eval-seeds`` fresh seeds (not used in training), twice: greedy (the most likely action)
-and sampled (actions drawn as in training, from a generator seeded with ``--seed``); a
+and sampled (actions drawn as in training, each draw a hash of ``--seed`` and the episode's
+seed and step, :class:`~gridsim.tools.torch_agent.SampledPolicy`); a
 greedy policy can loop where the sampled one breaks out. The last line printed is JSON:
 ``{"env_id", "success_rate", "mean_return", "sampled_success_rate", "sampled_mean_return",
 "sps", "env_share", ...}`` (``success_rate`` and ``mean_return``: the greedy policy's).

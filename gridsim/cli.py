@@ -208,8 +208,8 @@ def _eval(args) -> int:
             if args.ray:
                 raise InvalidArgumentError("--sample runs on this machine: Ray workers load --policy by name, "
                                            "greedy")
-            # Seeded from the first episode's seed: the same seeds play the same episodes.
-            policies = {f"{spec} (sampled)": sampled_policy(p, seeds[0]) for spec, p in policies.items()}
+            # Draws keyed by each episode's seed and step: the episodes of gridsim render --sample.
+            policies = {f"{spec} (sampled)": sampled_policy(p, 0) for spec, p in policies.items()}
         if args.ray:
             policies = {spec: spec for spec in policies}
     except (ValueError, ImportError, AttributeError) as e:
@@ -304,7 +304,7 @@ def _render(args) -> int:
     try:
         policy = load_policy(args.policy)
         if args.sample:
-            policy = sampled_policy(policy, args.seed)
+            policy = sampled_policy(policy, 0)
     except (ValueError, ImportError, AttributeError) as e:
         return fail(e)
     # A PNG needs the episode only up to its frame.
@@ -440,8 +440,9 @@ def main(argv: list[str] | None = None) -> int:
                         "module, class, or module:factory()) or a .pt file (TorchScript, or a module saved whole); "
                         "repeat it to compare several")
     e.add_argument("--sample", action="store_true",
-                   help="a checkpoint of examples/ppo.py draws its actions from its categoricals, as in training "
-                        "(a generator seeded with the first seed), instead of taking the most likely one")
+                   help="a checkpoint of examples/ppo.py draws its actions from its categoricals, as in training, "
+                        "instead of taking the most likely one (each draw a hash of the episode's seed and step: "
+                        "the same episodes whatever --num-envs)")
     e.add_argument("--seeds", default="0:100", help="a:b, a:b:step or a comma list (default 0:100)")
     e.add_argument("--out", default=None,
                    help="write one CSV row per seed here, whole or not at all (with --ray the rows grow in "
@@ -466,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
     r.add_argument("--sample", action="store_true",
-                   help="a checkpoint's actions drawn as in training (seeded with --seed), as gridsim eval --sample")
+                   help="a checkpoint's actions drawn as in training: the episode gridsim eval --sample plays "
+                        "for this seed")
     r.add_argument("--out", required=True,
                    help="episode.gif or episode.mp4 (every frame; needs imageio, and imageio-ffmpeg for .mp4) "
                         "or frame.png (one frame; needs pillow): pip install \"gridsim-vec[render]\"")

@@ -81,6 +81,7 @@ MODULES = [
     "gridsim.tools.evaluate",
     "gridsim.tools.results",
     "gridsim.tools.policies",
+    "gridsim.tools.draws",
     "gridsim.tools.distributed",
     "gridsim.tools.record",
     "gridsim.tools.play",

@@ -13,22 +13,9 @@ import gymnasium as gym
 import numpy as np
 
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
+from gridsim.tools.draws import episode_uniform
 
 __all__ = ["RandomPolicy", "load_policy", "policy_name", "sampled_policy"]
-
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer on a uint64 array (wrapping arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
 
 
 class RandomPolicy:
@@ -56,7 +43,6 @@ class RandomPolicy:
 
     action_space: gym.Space
     seed: int
-    _key: np.uint64
 
     def __init__(self, action_space: gym.Space, seed: int = 0):
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
@@ -68,19 +54,13 @@ class RandomPolicy:
                                     f"got {action_space}")
         self.action_space = action_space
         self.seed = int(seed)
-        self._key = _mix(np.array([self.seed % (1 << 64)], np.uint64) ^ _GOLDEN)[0]
 
     def __repr__(self) -> str:
         return f"RandomPolicy({self.action_space}, seed={self.seed})"
 
     def _uniform(self, infos: Mapping[str, Any], components: int) -> np.ndarray:
         """(B, components) floats in [0, 1) from the rows' episode seeds and steps."""
-        seeds = np.asarray(infos["episode_seed"], dtype=np.uint64)
-        steps = np.asarray(infos["episode_step"]).astype(np.uint64)
-        h = _mix(_mix(seeds ^ self._key) + steps * _GOLDEN)
-        j = np.arange(1, components + 1, dtype=np.uint64) * _M2
-        bits = _mix(h[:, None] + j[None, :]) >> np.uint64(11)
-        return bits.astype(np.float64) * (1.0 / (1 << 53))
+        return episode_uniform(self.seed, infos, components)
 
     def __call__(self, obs: np.ndarray, infos: Mapping[str, Any]) -> np.ndarray:
         """A batch of actions for the rows of ``obs``.

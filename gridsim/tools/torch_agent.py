@@ -25,6 +25,7 @@ from torch import nn
 
 from gridsim.engine.files import atomic_write
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, InvalidStateError
+from gridsim.tools.draws import episode_uniform
 from gridsim.tools.env_names import env_entry
 
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "Agent", "CheckpointPolicy", "ObsEncoder", "SampledPolicy",
@@ -295,8 +296,12 @@ class Agent(nn.Module):
 class SampledPolicy:
     """An :class:`Agent`'s stochastic policy: each action drawn from its categoricals, as in training.
 
-    The draws come from a torch generator of their own, seeded here, so an evaluation with the
-    same seeds, batch and seed plays the same episodes (and the global torch stream is left alone).
+    Under :func:`gridsim.evaluate`, whose infos carry each row's ``episode_seed`` and
+    ``episode_step``, a row's draw is a hash of ``seed`` and those two numbers
+    (:func:`gridsim.tools.draws.episode_uniform`, inverted through the row's probabilities),
+    so an evaluation plays the same episodes whatever ``num_envs``, like :class:`RandomPolicy`.
+    Called without them, the draws come from a torch generator of its own, seeded here; the
+    global torch stream is left alone either way.
 
     Args:
         agent: the network.
@@ -305,7 +310,8 @@ class SampledPolicy:
 
     def __init__(self, agent: Agent, seed: int = 0):
         self.agent = agent
-        self.generator = torch.Generator().manual_seed(int(seed))
+        self.seed = int(seed)
+        self.generator = torch.Generator().manual_seed(self.seed)
 
     def __repr__(self) -> str:
         return "sampled"
@@ -318,10 +324,23 @@ class SampledPolicy:
         logits = agent.actor(agent.encoder(obs))
         if mask is not None:
             logits = logits.masked_fill(~mask, -1e8)
-        parts = [torch.multinomial(part.softmax(-1), 1, generator=self.generator)[:, 0]
-                 for part in torch.split(logits, agent.nvec, dim=-1)]
-        out = torch.stack(parts, dim=-1).numpy().astype(np.int64)
+        parts = torch.split(logits, agent.nvec, dim=-1)
+        if infos is not None and "episode_seed" in infos and "episode_step" in infos:
+            u = episode_uniform(self.seed, infos, len(parts))
+            picks = [_inverse_cdf(part.double().softmax(-1).numpy(), u[:, k]) for k, part in enumerate(parts)]
+        else:
+            picks = [torch.multinomial(part.softmax(-1), 1, generator=self.generator)[:, 0].numpy()
+                     for part in parts]
+        out = np.stack(picks, axis=-1).astype(np.int64)
         return out[:, 0] if len(agent.nvec) == 1 else out
+
+
+def _inverse_cdf(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each row's category whose cumulative probability interval holds ``u`` (never one of probability 0)."""
+    cdf = np.cumsum(probs, axis=1)
+    picks = (cdf <= (u * cdf[:, -1])[:, None]).sum(axis=1)
+    last = probs.shape[1] - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)  # u * total rounds up: the last possible
+    return np.minimum(picks, last)
 
 
 def valid_mask(infos: Mapping[str, Any] | None, n: int, width: int) -> torch.Tensor | None:

@@ -275,9 +275,9 @@ def test_gridsim_eval_and_render_sample_a_checkpoints_actions(ppo, tmp_path, cap
     assert main(["eval", "roboman:LiftRed", "--policy", str(path), "--seeds", "5:11", "--sample"]) == 0
     first = capsys.readouterr().out.splitlines()[0]  # a long name is cut short, as here: "agent.pt (samp..."
     assert first.startswith(f"roboman:LiftRed: policy {path} (samp") and "greedy" not in first, first
-    # The draws are seeded with the first seed: the same episodes as SampledPolicy(agent, 5).
-    expected = gridsim.evaluate(torch_agent.SampledPolicy(agent, 5), "roboman:LiftRed", range(5, 11))
-    got = gridsim.evaluate(load_policy(str(path)).sampled(5), "roboman:LiftRed", range(5, 11))
+    # The command line's sampled policy is SampledPolicy(agent, 0).
+    expected = gridsim.evaluate(torch_agent.SampledPolicy(agent, 0), "roboman:LiftRed", range(5, 11))
+    got = gridsim.evaluate(load_policy(str(path)).sampled(0), "roboman:LiftRed", range(5, 11), num_envs=2)
     np.testing.assert_array_equal(got["length"], expected["length"])
     np.testing.assert_array_equal(got["return"], expected["return"])
     assert repr(torch_agent.CheckpointPolicy(agent, "run.pt", sample_seed=0)) == "run.pt (sampled)"
@@ -289,3 +289,27 @@ def test_gridsim_eval_and_render_sample_a_checkpoints_actions(ppo, tmp_path, cap
     pytest.importorskip("imageio")
     assert main(["render", "roboman:LiftRed", "--policy", str(path), "--sample", "--max-steps", "3",
                  "--out", str(tmp_path / "x.gif")]) == 0
+
+
+def test_the_sampled_policy_plays_the_same_episodes_whatever_the_batch():
+    # Under gridsim.evaluate each row's draw is a hash of the episode's seed and step.
+    envs = gridsim.make("roboman:LiftRed", 2)
+    torch.manual_seed(0)
+    agent = torch_agent.Agent(torch_agent.ObsEncoder.from_env(envs), envs.single_action_space, 16)
+    envs.close()
+    policy = torch_agent.SampledPolicy(agent, 3)
+    runs = [gridsim.evaluate(policy, "roboman:LiftRed", range(24), num_envs=n) for n in (24, 5, 1)]
+    for run in runs[1:]:
+        np.testing.assert_array_equal(run["length"], runs[0]["length"])
+        np.testing.assert_array_equal(run["return"], runs[0]["return"])
+    other = gridsim.evaluate(torch_agent.SampledPolicy(agent, 4), "roboman:LiftRed", range(24))
+    assert not np.array_equal(other["length"], runs[0]["length"])
+
+
+def test_the_inverse_cdf_draws_in_proportion_and_never_a_zero():
+    probs = np.tile([[0.0, 0.2, 0.0, 0.5, 0.3, 0.0]], (200_000, 1))
+    u = np.random.default_rng(0).random(len(probs))
+    picks = torch_agent._inverse_cdf(probs, u)
+    np.testing.assert_allclose(np.bincount(picks, minlength=6) / len(picks), probs[0], atol=0.005)
+    edge = torch_agent._inverse_cdf(probs[:3], np.array([0.0, 0.999999999999, np.nextafter(1.0, 0.0)]))
+    assert edge.tolist() == [1, 4, 4]
