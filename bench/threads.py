@@ -6,6 +6,8 @@ Usage::
     python bench/threads.py --threads 1 2 4 8 16      # a chosen set of thread counts
     python bench/threads.py --quick                   # tiny arguments, seconds (the smoke test runs this)
     python bench/threads.py --busy 1 --threads 1 2 auto   # beside one busy-loop process (contention)
+    python bench/threads.py --mode raw --sizes 512 1024 2048 --thread-min-units 1 --no-write
+                                                      # small batches on threads (a family's threshold)
 
 For each family (its bench level and settings, ``gridsim.families``) and each batch size N,
 one batch is made and ``GridVectorEnv.step`` (``--mode step``, the default) or the bare kernel
@@ -65,8 +67,13 @@ def stop_busy(procs: list[subprocess.Popen]) -> None:
         proc.wait()
 
 
-def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, seed: int = 0):
-    """Yield one JSON-ready row per (family, N, threads)."""
+def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, seed: int = 0,
+          thread_min_units: int | None = None):
+    """Yield one JSON-ready row per (family, N, threads).
+
+    ``thread_min_units`` replaces each batch's ``kernel.thread_min_units`` (None: the family's):
+    1 puts every batch size on threads, which is how a family's threshold is measured.
+    """
     info = machine_info()
     for name in families:
         fam = FAMILIES[name]
@@ -74,6 +81,8 @@ def sweep(families, sizes, threads, mode: str, repeats: int, env_steps: int, see
         for n in sizes:
             envs = gridsim.make(level, n, **fam.tools.bench_kwargs)
             envs.reset(seed=seed)
+            if thread_min_units is not None:
+                envs.kernel.thread_min_units = thread_min_units
             steps = max(10, env_steps // n)
             actions = make_actions(envs.single_action_space, steps, envs.num_envs, seed)
             obs_type = obs_type_of(envs)
@@ -138,6 +147,8 @@ def main(argv=None) -> int:
     p.add_argument("--no-plot", action="store_true", help="write the table but no PNG")
     p.add_argument("--quick", action="store_true", help="tiny sizes and steps (a smoke run)")
     p.add_argument("--busy", type=int, default=0, metavar="K", help="busy-loop processes running beside it")
+    p.add_argument("--thread-min-units", type=int, default=None, metavar="K",
+                   help="batches of at least K worlds run on threads (default: each family's threshold)")
     args = p.parse_args(argv)
     if args.quick:
         args.sizes, args.repeats, args.env_steps = [64, 300], 1, 600
@@ -146,7 +157,8 @@ def main(argv=None) -> int:
     rows = []
     busy = start_busy(args.busy)
     try:
-        for row in sweep(args.family, args.sizes, threads, args.mode, args.repeats, args.env_steps):
+        for row in sweep(args.family, args.sizes, threads, args.mode, args.repeats, args.env_steps,
+                         thread_min_units=args.thread_min_units):
             row["busy"] = args.busy
             rows.append(row)
             print(json.dumps(row), flush=True)

@@ -1,15 +1,24 @@
 /* gridsim's worker pool: the threads of the kernel's loops over units (worlds).
  *
  * gridsim_parallel_for(nt, n, chunk, fn, arg) runs fn(arg, lo, hi) over [0, n) in chunks of
- * `chunk` units, on the calling thread and on up to nt - 1 pool workers. Chunks are claimed
- * one at a time from an atomic counter, and the calling thread claims chunks too, so a worker
- * that has not started (descheduled, or still waking up) never holds the call up: the caller
- * runs the chunks no one took, and at the end waits only for chunks already claimed. A worker
- * that is descheduled in the middle of a chunk delays the call by that chunk; the caller waits
- * for it asleep, which leaves its core free for that worker. Workers spin a short while after
- * a job (back-to-back calls find them awake), then sleep on a condition variable. A call
- * that still lost to one thread (a worker descheduled holding a chunk) makes the next few
- * calls run on the caller alone (adaptive; see the end of gridsim_parallel_for).
+ * `chunk` units, on the calling thread and on up to nt - 1 pool workers. The chunks are dealt
+ * into one lane of consecutive chunks per thread (the caller's is lane 0); a thread claims
+ * its own lane's chunks one at a time from the front, then takes the other lanes' remaining
+ * chunks from their backs, one at a time. Claims are atomic and the calling thread claims
+ * too, so a worker that has not started (descheduled, or still waking up) never holds the
+ * call up: the caller runs the chunks no one took, and at the end waits only for chunks
+ * already claimed. Lanes keep each thread on consecutive units: chunks taken by turns from
+ * one counter put two threads' writes into the same cache lines at every chunk boundary (a
+ * world's bytes flags, rewards and counters are a few bytes each), which made every chunk
+ * 20% (2,048 worlds) to 100% (256) slower than on one thread. A worker that is descheduled
+ * in the middle of a chunk delays the call by that chunk; the caller waits for it asleep,
+ * which leaves its core free for that worker. Workers spin a short while after a job, then
+ * sleep on a condition variable; while calls come back to back (the last two gaps between
+ * threaded loops under GS_SPIN_GAPS spins) they spin for twice the longer one, so the next
+ * loop finds them awake rather than paying a wake-up (a futex and, on a virtual machine, an
+ * inter-processor interrupt: about 20 us, which is most of a gap). A call that still lost to
+ * one thread (a worker descheduled holding a chunk) makes the next few calls run on the
+ * caller alone (adaptive; see the end of gridsim_parallel_for).
  *
  * Which thread runs a chunk never changes what a unit computes: every unit's result depends
  * only on its own state, so results are bit-identical for every thread count.
@@ -27,7 +36,7 @@
  * process, which every family's kernel module reaches through the cdef functions that
  * kernel.pxd declares. Memory orders are sequentially consistent wherever two threads each
  * write one flag and read the other's (entering a job against closing it; sleeping against
- * waking), relaxed for the chunk counter (the results are published by leaving the job).
+ * waking), relaxed for the lanes' claims (the results are published by leaving the job).
  */
 #ifndef GRIDSIM_POOL_H
 #define GRIDSIM_POOL_H
@@ -49,6 +58,12 @@ typedef void (*gridsim_chunk_fn)(void *arg, Py_ssize_t lo, Py_ssize_t hi);
 #define GS_LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define GS_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 
+/* Calls whose gap is at most this many spins (250 us at the default 50 us) count as back to
+ * back: a benchmark loop, or a rollout whose policy is cheap. A gap longer than that is a
+ * policy or a learner running between calls, and a worker spinning through it would only
+ * take a core from it. */
+#define GS_SPIN_GAPS 5
+
 typedef struct {
     pthread_mutex_t mu;      /* guards sleeping and waking, and the workers' creation */
     pthread_cond_t wake;     /* idle workers sleep here */
@@ -57,13 +72,16 @@ typedef struct {
     int create_failed;       /* pthread_create failed once: no more tries (until a fork) */
     int atfork_set;
     long spin_ns;            /* how long a worker spins for the next job, a caller for the last chunks */
+    long next_spin_ns;       /* how long a worker spins after this job (see gs_spin_for_gap) */
+    int64_t closed_ns;       /* when the last threaded call returned (0: none yet) */
+    int64_t last_gap_ns;     /* the gap between the last two threaded calls (-1: none yet) */
     /* The current job: written by the caller while it is closed and no worker is inside. */
     uint64_t state;          /* (generation << 1) | open */
     gridsim_chunk_fn fn;
     void *arg;
     Py_ssize_t n, chunk, nchunks;
-    Py_ssize_t next;         /* the next chunk to claim */
-    int seats, max_seats;    /* workers that joined the job / may join it (nt - 1) */
+    int lanes;               /* threads offered the job (max_seats + 1): lane 0 is the caller's */
+    int seats, max_seats;    /* workers that joined the job / may join it (nt - 1); seat k has lane k + 1 */
     int active;              /* workers inside the job, or looking at whether it is open */
     int sleepers;            /* workers asleep on `wake` (or about to be) */
     int caller_waiting;      /* the caller sleeps on `done` */
@@ -74,9 +92,19 @@ typedef struct {
     int backoff;             /* serial calls after the next lost call: 1, 2, 4, ... 256 */
 } gridsim_pool_t;
 
+/* A lane's claims: (chunks taken from its back << 32) | chunks taken from its front, a cache
+ * line each so that claims on one lane never slow another's. A job has fewer chunks than 2**32
+ * (a batch has fewer units: its rows are int32). */
+typedef struct {
+    uint64_t claimed;
+    char pad[64 - sizeof(uint64_t)];
+} gs_lane_t;
+
+static gs_lane_t gs_lanes[GRIDSIM_POOL_MAX_WORKERS + 1] __attribute__((aligned(64)));
+
 static gridsim_pool_t gs_pool = {
     .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
-    .spin_ns = 50000L, .adaptive = 1, .backoff = 1,
+    .spin_ns = 50000L, .next_spin_ns = 50000L, .last_gap_ns = -1, .adaptive = 1, .backoff = 1,
 };
 
 static inline void gs_pause(void) {
@@ -93,24 +121,60 @@ static inline int64_t gs_now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Claim and run chunks of the open job until none is left; returns the chunks it ran. */
-static Py_ssize_t gs_run_chunks(gridsim_pool_t *p) {
+/* The first chunk of lane l (l = lanes: the end): the chunks split as evenly as they go. */
+static inline Py_ssize_t gs_lane_start(const gridsim_pool_t *p, int l) {
+    return p->nchunks * l / p->lanes;
+}
+
+/* Claim a chunk of lane l, from its front (its own thread) or its back (any other); -1 when
+ * the lane has none left. */
+static Py_ssize_t gs_claim(gridsim_pool_t *p, int l, int from_back) {
+    Py_ssize_t first = gs_lane_start(p, l), len = gs_lane_start(p, l + 1) - first, c;
+    uint64_t seen = __atomic_load_n(&gs_lanes[l].claimed, __ATOMIC_RELAXED), want;
+    do {
+        uint64_t front = seen & 0xffffffffu, back = seen >> 32;
+        if ((Py_ssize_t)(front + back) >= len)
+            return -1;
+        want = from_back ? seen + ((uint64_t)1 << 32) : seen + 1;
+        c = from_back ? first + len - 1 - (Py_ssize_t)back : first + (Py_ssize_t)front;
+    } while (!__atomic_compare_exchange_n(&gs_lanes[l].claimed, &seen, want, 1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return c;
+}
+
+/* Run chunks of the open job until none is left: lane `own`'s from its front, then the others'
+ * from their backs (lanes only shrink, so one pass over them leaves none); returns the chunks
+ * it ran. */
+static Py_ssize_t gs_run_chunks(gridsim_pool_t *p, int own) {
     gridsim_chunk_fn fn = p->fn;
     void *arg = p->arg;
-    Py_ssize_t n = p->n, chunk = p->chunk, nchunks = p->nchunks, ran = 0;
-    for (;; ran++) {
-        Py_ssize_t c = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (c >= nchunks)
-            return ran;
-        Py_ssize_t lo = c * chunk;
-        fn(arg, lo, n - lo < chunk ? n : lo + chunk);
+    Py_ssize_t n = p->n, chunk = p->chunk, ran = 0, c;
+    int lanes = p->lanes;
+    for (int k = 0; k < lanes; k++) {
+        int l = (own + k) % lanes;
+        while ((c = gs_claim(p, l, k > 0)) >= 0) {
+            Py_ssize_t lo = c * chunk;
+            fn(arg, lo, n - lo < chunk ? n : lo + chunk);
+            ran++;
+        }
     }
+    return ran;
+}
+
+/* How long workers spin after a job opened `gap` ns after the call before returned (the longer
+ * of the last two gaps: a step call runs two loops, one short gap apart, and the next call
+ * comes a longer gap later): twice the gap while calls come back to back, else the base spin. */
+static long gs_spin_for_gap(gridsim_pool_t *p, int64_t gap) {
+    long base = GS_LOAD(&p->spin_ns);
+    if (gap < 0 || gap > (int64_t)GS_SPIN_GAPS * base)
+        return base;
+    return 2 * gap > base ? (long)(2 * gap) : base;
 }
 
 /* Block until the generation differs from `seen`; returns the state then seen. */
 static uint64_t gs_wait_job(gridsim_pool_t *p, uint64_t seen) {
     uint64_t s;
-    int64_t until = gs_now_ns() + GS_LOAD(&p->spin_ns);
+    int64_t until = gs_now_ns() + __atomic_load_n(&p->next_spin_ns, __ATOMIC_RELAXED);
     for (int i = 1;; i++) {
         s = GS_LOAD(&p->state);
         if ((s >> 1) != seen)
@@ -136,9 +200,10 @@ static void *gs_worker_main(void *start) {
         /* Enter, then look: the caller closes the job, then looks for workers inside. */
         __atomic_fetch_add(&p->active, 1, __ATOMIC_SEQ_CST);
         uint64_t s = GS_LOAD(&p->state);
-        if ((s & 1) && __atomic_fetch_add(&p->seats, 1, __ATOMIC_RELAXED) < p->max_seats) {
+        int seat;
+        if ((s & 1) && (seat = __atomic_fetch_add(&p->seats, 1, __ATOMIC_RELAXED)) < p->max_seats) {
             seen = s >> 1;
-            gs_run_chunks(p);
+            gs_run_chunks(p, seat + 1);
         }
         if (__atomic_sub_fetch(&p->active, 1, __ATOMIC_SEQ_CST) == 0 && GS_LOAD(&p->caller_waiting)) {
             pthread_mutex_lock(&p->mu);
@@ -166,6 +231,9 @@ static void gs_atfork_child(void) {
     p->busy = 0;
     p->skip = 0;
     p->backoff = 1;
+    p->closed_ns = 0;
+    p->last_gap_ns = -1;
+    p->next_spin_ns = p->spin_ns;
 }
 
 /* Start workers until there are `want` (or as many as the system gives). Holds `busy`. */
@@ -238,9 +306,16 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
     p->n = n;
     p->chunk = chunk;
     p->nchunks = (n + chunk - 1) / chunk;
-    p->next = 0;
+    p->lanes = seats + 1;
+    for (int l = 0; l < p->lanes; l++)
+        __atomic_store_n(&gs_lanes[l].claimed, 0, __ATOMIC_RELAXED);
     p->seats = 0;
     p->max_seats = seats;
+    int64_t opened = gs_now_ns();
+    int64_t gap = p->closed_ns ? opened - p->closed_ns : -1;
+    int64_t longer = gap < 0 || p->last_gap_ns < 0 ? -1 : gap > p->last_gap_ns ? gap : p->last_gap_ns;
+    p->last_gap_ns = gap;
+    __atomic_store_n(&p->next_spin_ns, gs_spin_for_gap(p, longer), __ATOMIC_RELAXED);
     uint64_t gen = (p->state >> 1) + 1;
     GS_STORE(&p->state, (gen << 1) | 1);  /* open: the fields above are published */
     int sleeping = GS_LOAD(&p->sleepers);
@@ -251,7 +326,7 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
         pthread_mutex_unlock(&p->mu);
     }
     int64_t t0 = gs_now_ns();
-    Py_ssize_t mine = gs_run_chunks(p);
+    Py_ssize_t mine = gs_run_chunks(p, 0);
     int64_t t1 = gs_now_ns();
     GS_STORE(&p->state, gen << 1);  /* closed: no worker joins any more */
     /* Wait for the chunks still running: spin briefly, then sleep (the core goes to them). */
@@ -282,6 +357,7 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
             p->backoff = 1;
         }
     }
+    p->closed_ns = gs_now_ns();
     __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
     return seats + 1;
 }
@@ -293,7 +369,10 @@ static int gridsim_pool_workers(void) {
     return w;
 }
 
-static void gridsim_pool_set_spin(long ns) { GS_STORE(&gs_pool.spin_ns, ns < 0 ? 0 : ns); }
+static void gridsim_pool_set_spin(long ns) {
+    GS_STORE(&gs_pool.spin_ns, ns < 0 ? 0 : ns);
+    GS_STORE(&gs_pool.next_spin_ns, ns < 0 ? 0 : ns);
+}
 static long gridsim_pool_spin(void) { return GS_LOAD(&gs_pool.spin_ns); }
 /* Switch the fallback to one thread after lost calls on (1) or off (0); returns the setting. */
 static int gridsim_pool_adaptive(int on) {

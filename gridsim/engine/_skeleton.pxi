@@ -43,7 +43,9 @@
 # run_chunk (which every family's kernel points at run_job below) and runs run_span over its
 # units, taking its own step context there (a family may keep per-unit scratch in it: nav
 # keeps the agent's cell for observe_step). Otherwise run_span runs once over every unit, as
-# it did before threads. The reset and observe loops run on threads the same way. Every
+# it did before threads. The reset and observe loops run on threads the same way, and so do
+# the scans before a step (every action in range, whether episode limits differ), which
+# write nothing but the job's two flags. Every
 # unit's result depends only on its own state and actions, so results are bit-identical for
 # every thread count and every chunking.
 #
@@ -59,8 +61,18 @@ from libc.string cimport memcpy, memset
 from gridsim.engine._rng cimport TAG_EPISODE, stream_seed
 from gridsim.engine.kernel cimport (
     AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_INTERNAL, E_NEEDS_RESET,
-    E_OK, JOB_OBSERVE, JOB_RESET, JOB_STEP, EventBuf, Kernel, UnitJob, chunk_units, parallel_for, use_threads,
+    ALL_VALID, E_OK, JOB_OBSERVE, JOB_RESET, JOB_SCAN, JOB_STEP, EventBuf, Kernel, UnitJob, chunk_units, parallel_for,
+    use_threads,
 )
+
+cdef extern from *:
+    """
+    #define gridsim_and_u64(p, v) ((void)__atomic_fetch_and((p), (v), __ATOMIC_RELAXED))
+    #define gridsim_or_int(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
+    """
+    # A threaded scan's chunks combine their results (published by the end of the job).
+    void gridsim_and_u64(uint64_t* p, uint64_t v) noexcept nogil
+    void gridsim_or_int(int* p, int v) noexcept nogil
 
 
 # What the step loop reads as actions: discrete actions, or nav's converted move codes.
@@ -143,7 +155,9 @@ cdef void run_job(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noe
     # Units lo .. hi - 1 of a threaded loop: the family kernel's run_chunk calls this.
     cdef Py_ssize_t u
     cdef int v = job.variant
-    if job.kind == JOB_RESET:
+    if job.kind == JOB_SCAN:
+        scan_chunk(self, job, lo, hi)
+    elif job.kind == JOB_RESET:
         for u in range(lo, hi):
             reset_unit(self, job.mask, u)
     elif job.kind == JOB_OBSERVE:
@@ -173,6 +187,23 @@ cdef void run_job(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noe
         step_span(self, <const int64_t*>job.actions, <const EventsOn*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
     else:
         step_span(self, <const int64_t*>job.actions, <const EventsOn*>NULL, <const AnyLimits*>NULL, job.ev, lo, hi)
+
+
+cdef void scan_chunk(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # One chunk of the threaded checks before a step: its units' actions and episode limits.
+    cdef Py_ssize_t A = self.unit_actions()
+    cdef uint64_t valid = ALL_VALID
+    if job.choices > 0:
+        if job.variant == 0:
+            valid = valid_bits(<const int8_t*>job.actions, lo * A, hi * A, job.choices)
+        elif job.variant == 4:
+            valid = valid_bits(<const int32_t*>job.actions, lo * A, hi * A, job.choices)
+        else:
+            valid = valid_bits(<const int64_t*>job.actions, lo * A, hi * A, job.choices)
+        if not valid:
+            gridsim_and_u64(&job.valid, 0)
+    if limits_differ(&self.ep_max_steps[0], lo, hi):
+        gridsim_or_int(&job.mixed, 1)
 
 
 cdef void step_span(kernel_t self, const action_t* actions, const events_t* tag, const limits_t* limits,
@@ -230,13 +261,26 @@ cdef Py_ssize_t step_units(kernel_t self, const action_t* actions, Py_ssize_t n,
     if n != self.units * self.unit_actions():
         self.err_code = E_BAD_SHAPE
         return -1
-    if check_actions(self, actions, n, choices) < 0 or self.begin_step(actions) < 0:
+    cdef UnitJob job
+    cdef bint valid, mixed
+    if use_threads(self.num_threads, self.units, self.thread_min_units):
+        # The scans read every action and limit once, before anything changes: serially they
+        # were a fifth of a navigation step's call, so they run on the threads too.
+        job.kind = JOB_SCAN
+        job.variant = step_variant(actions, <const EventsOff*>NULL, <const OneLimit*>NULL)
+        job.actions = <const void*>actions
+        job.choices = choices
+        job.valid = ALL_VALID
+        job.mixed = 0
+        if run_threaded(self, &job) < 0:
+            return -1
+        valid = job.valid != 0
+        mixed = job.mixed != 0
+    else:
+        valid = choices <= 0 or valid_bits(actions, 0, n, choices) != 0
+        mixed = limits_differ(&self.ep_max_steps[0], 0, self.units)
+    if check_actions(self, actions, n, choices, valid) < 0 or self.begin_step(actions) < 0:
         return -1
-    cdef const int32_t* ep = &self.ep_max_steps[0]
-    cdef bint mixed = False
-    cdef Py_ssize_t u
-    for u in range(self.units):
-        mixed |= ep[u] != ep[0]  # no early exit: the loop vectorizes
     if self.events_on:
         if mixed:
             return run_units(self, actions, <const EventsOn*>NULL, <const AnyLimits*>NULL)
@@ -246,18 +290,39 @@ cdef Py_ssize_t step_units(kernel_t self, const action_t* actions, Py_ssize_t n,
     return run_units(self, actions, <const EventsOff*>NULL, <const OneLimit*>NULL)
 
 
-cdef int check_actions(Kernel self, const action_t* actions, Py_ssize_t n, int64_t choices) noexcept nogil:
+cdef inline uint64_t valid_bits(const action_t* actions, Py_ssize_t lo, Py_ssize_t hi,
+                                int64_t choices) noexcept nogil:
+    # ALL_VALID when every action in lo .. hi - 1 is in 0 .. choices - 1 (choices > 0), else 0.
+    # An action is valid when its sign bit is clear and action - choices wraps below zero, so
+    # the top bit of ~x & (x - c) is set exactly for valid ones: ANDed over the span with no
+    # compare and no early exit, which vectorizes even on baseline SSE2 (a 64-bit compare does
+    # not).
+    cdef Py_ssize_t i
+    cdef uint64_t x, c = <uint64_t>choices, valid = ALL_VALID
+    for i in range(lo, hi):
+        x = <uint64_t><int64_t>actions[i]
+        valid &= ~x & (x - c)
+    return valid
+
+
+cdef inline bint limits_differ(const int32_t* ep, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # Whether any unit in lo .. hi - 1 has another episode limit than unit 0 (the step loop is
+    # specialised for one limit).
+    cdef Py_ssize_t u
+    cdef bint mixed = False
+    for u in range(lo, hi):
+        mixed |= ep[u] != ep[0]  # no early exit: the loop vectorizes
+    return mixed
+
+
+cdef int check_actions(Kernel self, const action_t* actions, Py_ssize_t n, int64_t choices, bint valid) noexcept nogil:
     # Before any state changes: the lowest action out of range (E_BAD_ACTION), and in DISABLED
     # mode the lowest unit stepped after its episode ended (E_NEEDS_RESET); err_env is a row.
+    # valid: whether the scan found every action in range (choices <= 0: nothing to check).
     cdef Py_ssize_t i, bad_at = n, pending_at = self.units
     cdef int A = self.acts_per_unit, R = self.rows_per_unit
-    cdef int bad = 0
     if choices > 0:
-        # One unsigned compare catches both ends (a negative action wraps to a huge one), and
-        # no early exit: the loop vectorizes.
-        for i in range(n):
-            bad |= <uint64_t><int64_t>actions[i] >= <uint64_t>choices
-        if bad:
+        if not valid:
             for i in range(n):
                 if <uint64_t><int64_t>actions[i] >= <uint64_t>choices:
                     bad_at = i

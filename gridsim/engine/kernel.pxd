@@ -109,12 +109,23 @@ cdef enum:
     JOB_RESET = 0       # reset_unit over the chunk (mask)
     JOB_OBSERVE = 1     # write_obs over the chunk
     JOB_STEP = 2        # step the chunk (actions, ev; variant: the step loop's specialisation)
+    JOB_SCAN = 3        # the checks before a step: actions in range, episode limits that differ
+
+# UnitJob.valid starts as this bit alone; a chunk with an action out of range clears it.
+cdef extern from *:
+    """
+    #define GRIDSIM_ALL_VALID ((uint64_t)1 << 63)
+    """
+    uint64_t ALL_VALID "GRIDSIM_ALL_VALID"
 
 cdef struct UnitJob:
     void* kernel             # the Kernel (borrowed: the entry point's caller holds it)
     int kind                 # JOB_*
-    int variant              # JOB_STEP: action dtype * 4 + events on * 2 + mixed limits
-    const void* actions      # JOB_STEP: the validated actions (or nav's move codes)
+    int variant              # JOB_STEP: action dtype * 4 + events on * 2 + mixed limits; JOB_SCAN: dtype * 4
+    const void* actions      # JOB_STEP: the validated actions (or nav's move codes); JOB_SCAN: the actions
+    int64_t choices          # JOB_SCAN: actions must be below this (0: not checked)
+    uint64_t valid           # JOB_SCAN: ALL_VALID while every action scanned is in range (atomic AND)
+    int mixed                # JOB_SCAN: 1 once two units' episode limits differ (atomic OR)
     const uint8_t* mask      # JOB_RESET: (U,) units to reset
     EventBuf* ev             # JOB_STEP: the event buffers (NULL with events off)
     int missing              # set when the kernel has no run_chunk of its own

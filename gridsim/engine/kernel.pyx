@@ -58,8 +58,10 @@ def pool_spin_us(us=None):
     """How long (microseconds) pool threads spin before sleeping: the last value, after setting ``us`` when given.
 
     A worker spins that long for the next call before it sleeps, and a call spins that long
-    for chunks other threads still run before it sleeps too. Benchmarks vary it; the default
-    suits back-to-back step calls.
+    for chunks other threads still run before it sleeps too. While calls come back to back
+    (the gaps between them under five times this), workers spin for twice the gap instead,
+    so that the next call finds them awake; calls further apart than that (a policy or a
+    learner running between them) get this spin alone. Benchmarks vary it; 0 never spins.
     """
     if us is not None:
         if not 0 <= us <= 1_000_000:

@@ -135,9 +135,10 @@ cdef class KitchenKernel(Kernel):
         self.final_obs = state.final_obs.reshape(self.num_rows, -1)
         self.stat_dishes = state.stat_dishes
         self.moves = state.moves
-        # A kitchen step is ~100 ns: 2 threads measured faster than 1 from ~128 kitchens.
+        # A kitchen step is ~100 ns: 2 threads measured slower than 1 up to 64 kitchens, faster
+        # from 128 (bench/README.md).
         self.bind_shared(state, self.num_kitchens, self.num_agents if self.agent_rows else 1,
-                         self.num_agents, 5, 256, False)
+                         self.num_agents, 5, 128, False)
 
     # ---------------------------------------------------------------- rules
 

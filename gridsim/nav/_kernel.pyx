@@ -227,8 +227,9 @@ cdef class NavKernel(Kernel):
             self.obs_u8 = state.obs.reshape(self.num_envs, -1)
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
         self.moves = state.moves
-        # An env step is a few ns: 2 threads measured slower than 1 up to ~1024 envs, faster from 2048.
-        self.bind_shared(state, self.num_envs, 1, 1, self.num_actions, 2048, True)
+        # An env step is a few ns: 2 threads measured 0.9-1.0x of 1 up to 3,072 envs, faster
+        # from 4,096 (bench/README.md, small batches).
+        self.bind_shared(state, self.num_envs, 1, 1, self.num_actions, 4096, True)
 
     # ------------------------------------------------------------------ reset
 

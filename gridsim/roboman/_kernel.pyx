@@ -267,8 +267,8 @@ cdef class RobomanKernel(Kernel):
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
         self.action_mask = state.action_mask
         self.final_action_mask = state.final_action_mask
-        # 2 threads measured slower than 1 up to ~1024 envs, faster from 2048.
-        self.bind_shared(state, self.num_envs, 1, 1, 7, 2048, True)
+        # 2 threads measured slower than 1 up to 512 envs, faster from 1,024 (bench/README.md).
+        self.bind_shared(state, self.num_envs, 1, 1, 7, 1024, True)
         # A bad action and a pending reset are reported in env order (the lowest env's first).
         self.errors_in_env_order = True
 

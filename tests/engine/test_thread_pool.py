@@ -13,13 +13,16 @@ import hashlib
 import multiprocessing
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -119,6 +122,15 @@ def test_a_child_forked_after_threaded_calls_runs_threaded_calls(level):
     assert run_digest(envs, 20, seed=9) == expected  # the parent's pool still works too
 
 
+def thread_min_units(env_id: str) -> int:
+    """The smallest batch of ``env_id``'s family that runs on threads (its kernel's figure)."""
+    envs = gym.make_vec(env_id, num_envs=1)
+    try:
+        return envs.kernel.thread_min_units
+    finally:
+        envs.close()
+
+
 def _evaluate_in_child(seeds: list[int]) -> dict:
     result = gridsim.evaluate("random", "gridsim/PixelWorld-room1_small-v0", seeds, num_envs=len(seeds),
                               num_threads=2)
@@ -128,7 +140,8 @@ def _evaluate_in_child(seeds: list[int]) -> dict:
 @needs_threads
 @needs_fork
 def test_a_fork_multiprocessing_pool_evaluates_on_threads_after_threaded_calls():
-    seeds = list(range(2048))  # nav's thread_min_units: the children's kernels run on threads
+    # A batch of nav's thread_min_units: the children's kernels run on threads.
+    seeds = list(range(thread_min_units("gridsim/PixelWorld-room1_small-v0")))
     parent = _evaluate_in_child(seeds)  # threaded calls in the parent first
     assert kernel_module.pool_workers() >= 1
     ctx = multiprocessing.get_context("fork")
@@ -269,3 +282,36 @@ def test_threaded_calls_run_when_no_thread_can_start(tmp_path):
     workers = int(proc.stdout.split()[-1])
     assert workers < 7, proc.stdout  # not all 7 workers could start
     assert time.monotonic() - t0 < TIMEOUT
+
+
+# --------------------------------------------------------------------------- the pool alone
+
+HARNESS = Path(__file__).with_name("pool_harness.c")
+
+
+def _build_harness(tmp_path: Path) -> tuple[Path, bool]:
+    """The pool's C stress harness, under ThreadSanitizer where the compiler has it."""
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler")
+    exe = tmp_path / "pool_harness"
+    base = [cc, "-O1", "-g", "-pthread", "-o", str(exe), str(HARNESS)]
+    for flags, tsan in ((["-fsanitize=thread"], True), ([], False)):
+        if subprocess.run([*base[:1], *flags, *base[1:]], capture_output=True).returncode == 0:
+            return exe, tsan
+    pytest.skip("the harness does not build here")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the harness is POSIX C")
+def test_every_unit_runs_once_on_the_pool_alone(tmp_path):
+    # Random thread counts, sizes and chunks from two callers at once, some with a worker held in
+    # a chunk or no spin at all: every unit of every call runs exactly once, inside the call (each
+    # thread's lane from its front, the others' leftovers from their backs), with no data race
+    # where ThreadSanitizer is available.
+    exe, tsan = _build_harness(tmp_path)
+    env = {**os.environ, "TSAN_OPTIONS": "halt_on_error=1 exitcode=66"}
+    proc = subprocess.run([str(exe), "400" if tsan else "2000", "7"], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=env)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.stdout.split() == ["ok", "400" if tsan else "2000"]
+    assert "ThreadSanitizer" not in proc.stderr

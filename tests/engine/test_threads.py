@@ -202,6 +202,28 @@ def test_bad_actions_are_reported_alike_and_change_nothing(family, env_id):
 
 
 @needs_threads
+@pytest.mark.parametrize("family,env_id", FAMILIES)
+def test_one_env_with_its_own_limit_truncates_alike(family, env_id):
+    # The threaded scan before a step finds the one env whose episode limit differs, though
+    # it lies in the last chunk (the step loop then reads every env's own limit).
+    runs = {}
+    for t in (1, 3, 8):
+        envs = batch(env_id, BIG, t, "NextStep")
+        envs.reset(seed=5)
+        envs.kernel.max_steps = 4
+        units = envs.state.ep_max_steps.shape[0]  # worlds: envs, or kitchens of several rows
+        last = np.arange(units) == units - 1
+        envs.reset(options={"reset_mask": last.repeat(envs.num_envs // units)})
+        assert envs.state.ep_max_steps[-1] == 4 and envs.state.ep_max_steps[0] == LIMIT
+        rng = np.random.default_rng(8)
+        runs[t] = [outputs(envs, envs.step(valid_actions(envs, rng))) for _ in range(2 * LIMIT)]
+        envs.close()
+    for t in (3, 8):
+        for step, (a, b) in enumerate(zip(runs[1], runs[t], strict=True)):
+            assert_same(a, b, f"step {step} ({t} threads)")
+
+
+@needs_threads
 def test_thread_count_is_a_setting():
     env_id = FAMILY_IDS["nav"][0] if "nav" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]
     envs = make_vec(env_id, 4, num_threads="auto")
