@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -504,9 +505,15 @@ MAP_TASKS = {
 }
 
 
+@functools.cache
+def _pixelworld_by_id() -> dict[str, tuple[str, str]]:
+    """PixelWorld's registered ids and their (alphabet, map stem), built once."""
+    return {pixelworld_id(stem): (alphabet, stem) for alphabet, stem in PIXELWORLD_IDS.values()}
+
+
 def description_of(env_id: str) -> str | None:
     """One line on a navigation id's task (``gridsim list``), or None for an id that is not one."""
-    pixelworld = {pixelworld_id(stem): (alphabet, stem) for alphabet, stem in PIXELWORLD_IDS.values()}
+    pixelworld = _pixelworld_by_id()
     if env_id in pixelworld:
         alphabet, stem = pixelworld[env_id]
         how = f", with PixelWorld's {alphabet} rewards"

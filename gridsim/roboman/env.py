@@ -28,7 +28,7 @@ from gridsim.errors import InvalidArgumentError, InvalidStateError
 from gridsim.roboman.api import RobomanApi
 from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
-from gridsim.roboman.tasks import MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
+from gridsim.roboman.tasks import GRID_SIZE, MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
 
 __all__ = ["FAMILY", "RobomanEnv", "RobomanVectorEnv", "OBS_TYPES"]
 
@@ -381,7 +381,7 @@ def description_of(env_id: str) -> str | None:
     if task is None:
         return None
     y = OBJECT_NAMES[task.y_obj] if task.y_obj >= 0 else ""
-    return KIND_GOALS[TASK_KINDS[task.kind]].format(x=OBJECT_NAMES[task.x_obj], y=y) + " (7x7)"
+    return KIND_GOALS[TASK_KINDS[task.kind]].format(x=OBJECT_NAMES[task.x_obj], y=y) + f" ({GRID_SIZE}x{GRID_SIZE})"
 
 
 def register_ids(register: Register):

@@ -74,23 +74,26 @@ def test_session_plays_kitchens_one_agent_at_a_time():
     session.close()
 
 
-def test_play_terminal_plays_a_kitchen():
-    session = PlaySession("kitchen/open-divider_salad", seed=0)
+def terminal_text(level: str, keys: str) -> str:
+    """What ``play_terminal`` writes for ``level`` (seed 0) played with the key bytes ``keys``."""
+    session = PlaySession(level, seed=0)
     out = io.StringIO()
-    play_terminal(session, stdin=io.StringIO("\x1b[B2\x1b[Bq"), stdout=out)
-    text = out.getvalue()
+    try:
+        play_terminal(session, stdin=io.StringIO(keys), stdout=out)
+    finally:
+        session.close()
+    return out.getvalue()
+
+
+def test_play_terminal_plays_a_kitchen():
+    text = terminal_text("kitchen/open-divider_salad", "\x1b[B2\x1b[Bq")
     assert "Tab or 1-4 choose it" in text and "step 2" in text and "agent 2 of 2" in text
-    session.close()
 
 
 def test_play_terminal_draws_each_frame_until_escape():
-    session = PlaySession("gridsim/Gridroboman-LiftRed-v0", seed=0)
-    out = io.StringIO()
-    play_terminal(session, stdin=io.StringIO("\x1b[C\x1b[Cnq"), stdout=out)
-    text = out.getvalue()
+    text = terminal_text("gridsim/Gridroboman-LiftRed-v0", "\x1b[C\x1b[Cnq")
     assert text.count("task LiftRed") == 4  # the first frame and one per key before q
     assert "step 3" in text
-    session.close()
 
 
 def test_play_window_steps_on_key_presses():
