@@ -9,7 +9,7 @@
  * call up: the caller runs the chunks no one took, and at the end waits only for chunks
  * already claimed. Lanes keep each thread on consecutive units: chunks taken by turns from
  * one counter put two threads' writes into the same cache lines at every chunk boundary (a
- * world's bytes flags, rewards and counters are a few bytes each), which made every chunk
+ * world's byte flags, rewards and counters are a few bytes each), which made every chunk
  * 20% (2,048 worlds) to 100% (256) slower than on one thread. A worker that is descheduled
  * in the middle of a chunk delays the call by that chunk; the caller waits for it asleep,
  * which leaves its core free for that worker. Workers spin a short while after a job, then

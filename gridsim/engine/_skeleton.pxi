@@ -194,6 +194,7 @@ cdef void scan_chunk(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) 
     cdef Py_ssize_t A = self.unit_actions()
     cdef uint64_t valid = ALL_VALID
     if job.choices > 0:
+        # The action dtype, as step_variant numbers it (int8 0, int32 4, int64 8).
         if job.variant == 0:
             valid = valid_bits(<const int8_t*>job.actions, lo * A, hi * A, job.choices)
         elif job.variant == 4:
@@ -318,15 +319,14 @@ cdef inline bint limits_differ(const int32_t* ep, Py_ssize_t lo, Py_ssize_t hi) 
 cdef int check_actions(Kernel self, const action_t* actions, Py_ssize_t n, int64_t choices, bint valid) noexcept nogil:
     # Before any state changes: the lowest action out of range (E_BAD_ACTION), and in DISABLED
     # mode the lowest unit stepped after its episode ended (E_NEEDS_RESET); err_env is a row.
-    # valid: whether the scan found every action in range (choices <= 0: nothing to check).
+    # valid: whether the scan found every action in range (True when choices <= 0: unchecked).
     cdef Py_ssize_t i, bad_at = n, pending_at = self.units
     cdef int A = self.acts_per_unit, R = self.rows_per_unit
-    if choices > 0:
-        if not valid:
-            for i in range(n):
-                if <uint64_t><int64_t>actions[i] >= <uint64_t>choices:
-                    bad_at = i
-                    break
+    if not valid:
+        for i in range(n):
+            if <uint64_t><int64_t>actions[i] >= <uint64_t>choices:
+                bad_at = i
+                break
     if self.autoreset_mode == AR_DISABLED:
         for i in range(self.units):
             if self.needs_reset[i]:

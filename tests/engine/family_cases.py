@@ -102,6 +102,15 @@ CASES = [
 ]
 
 
+def thread_min_units(env_id: str) -> int:
+    """The smallest batch of ``env_id``'s family that runs on threads (its kernel's figure)."""
+    envs = gym.make_vec(env_id, num_envs=1)
+    try:
+        return envs.kernel.thread_min_units
+    finally:
+        envs.close()
+
+
 def make_vec(env_id: str, num_envs: int, **kwargs):
     """The id's native vector env (its ``vector_entry_point``), unwrapped."""
     envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)

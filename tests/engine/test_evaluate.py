@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import gymnasium as gym
 import numpy as np
 import pytest
-from engine.family_cases import CASES, FAMILY_IDS, batch_of_one
+from engine.family_cases import CASES, FAMILY_IDS, batch_of_one, thread_min_units
 
 import gridsim
 from gridsim.cli import main, parse_seeds
@@ -163,9 +163,7 @@ def test_evaluate_level_names():
                                     FAMILY_IDS["kitchen"][1], FAMILY_IDS["minigrid"][0]])
 def test_evaluate_threads_give_identical_results(env_id):
     # Batches of every family's thread_min_units run on threads; the extra seeds refill rows.
-    probe = gym.make_vec(env_id, num_envs=1)
-    num_envs = probe.kernel.thread_min_units
-    probe.close()
+    num_envs = thread_min_units(env_id)
     seeds = range(num_envs + num_envs // 4)
     one = gridsim.evaluate("random", env_id, seeds, num_envs=num_envs)
     two = gridsim.evaluate("random", env_id, seeds, num_envs=num_envs, num_threads=2)

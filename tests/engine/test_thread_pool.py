@@ -22,9 +22,9 @@ import threading
 import time
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
 import pytest
+from engine.family_cases import thread_min_units
 
 import gridsim
 import gridsim._core as _core
@@ -120,15 +120,6 @@ def test_a_child_forked_after_threaded_calls_runs_threaded_calls(level):
     assert int(after) >= 1  # ... and started its own
     assert digest == expected
     assert run_digest(envs, 20, seed=9) == expected  # the parent's pool still works too
-
-
-def thread_min_units(env_id: str) -> int:
-    """The smallest batch of ``env_id``'s family that runs on threads (its kernel's figure)."""
-    envs = gym.make_vec(env_id, num_envs=1)
-    try:
-        return envs.kernel.thread_min_units
-    finally:
-        envs.close()
 
 
 def _evaluate_in_child(seeds: list[int]) -> dict:
