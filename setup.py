@@ -4,7 +4,10 @@ Every ``.pyx`` under ``gridsim/`` is one extension module, named by its path: th
 (``gridsim/_core.pyx``), the kernel contract (``gridsim/engine/kernel.pyx``) and each family's
 kernel (``gridsim/<family>/_kernel.pyx``, found by glob: a new family needs no edit here).
 They are cythonized and compiled in parallel; editing one family's kernel recompiles that
-module alone (the step skeleton or the contract recompiles every family).
+module alone (the step skeleton or the contract recompiles every family). First, the kernels'
+typed views of the state fields are generated from the field tables
+(``gridsim/engine/codegen.py``: ``gridsim/<family>/_fields.pxi`` and the shared
+``gridsim/engine/_kernel_fields*.pxi``); a file whose text is unchanged is not rewritten.
 
 ``GRIDSIM_CYTHON_DEBUG=1`` at build time turns bounds, wraparound and
 initialization checks back on; CI runs the whole test suite against that build.
@@ -28,6 +31,7 @@ import glob
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import numpy
 from Cython.Build import cythonize
@@ -118,6 +122,22 @@ if not DEBUG:
     # `cdef inline`; gcc's size limits would leave the larger ones out of line (a call per env),
     # so inline functions are always inlined.
     define_macros.append(("CYTHON_INLINE", "inline __attribute__((always_inline))"))
+
+
+def generate_sources() -> None:
+    """Write the kernels' generated ``.pxi`` files from the field tables (gridsim/engine/codegen.py).
+
+    Loaded by path: the package cannot be imported before its modules are compiled.
+    """
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_gridsim_codegen", os.path.join("gridsim", "engine", "codegen.py"))
+    codegen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(codegen)
+    codegen.generate(Path("gridsim"))
+
+
+generate_sources()
 
 # Every compiled module, named by its path: gridsim/_core.pyx, gridsim/engine/kernel.pyx and each
 # family's gridsim/<family>/_kernel.pyx.

@@ -23,9 +23,11 @@
 #   ep_length(u)                   the episode's length for stat_length
 #   stat_extras(u, row, set)       family statistics beyond return / length / success
 #
-# and overriding Kernel's four entry hooks with the loops below (run_reset: reset_units,
-# run_observe: observe_units, run_step_i64 / run_step_i32: step_units; and run_chunk, below).
-# The including module declares, before the include, the single-member fused type
+# The kernel's __init__ calls bind_kernel (below) once: it binds the family's generated field
+# views (FieldViews.bind_fields), the shared ones (Kernel.bind_shared), and points Kernel's entry
+# hooks at the loops below (reset: reset_units, observe: observe_units, step_i64 / step_i32:
+# step_units, chunk: run_job), compiled for the family's class. The including module declares,
+# before the include, the single-member fused type
 #
 #   ctypedef fused kernel_t:
 #       <the family's kernel class>
@@ -40,7 +42,7 @@
 # thread_min_units units, the loop hands the units to the worker pool (parallel_for,
 # gridsim/engine/_pool.h) in chunks of chunk_units units, which the calling thread and up to
 # num_threads - 1 workers claim one at a time; each chunk comes back through the kernel's
-# run_chunk (which every family's kernel points at run_job below) and runs run_span over its
+# chunk hook (bind_kernel points it at run_job below) and runs run_span over its
 # units, taking its own step context there (a family may keep per-unit scratch in it: nav
 # keeps the agent's cell for observe_step). Otherwise run_span runs once over every unit, as
 # it did before threads. The reset and observe loops run on threads the same way, and so do
@@ -48,11 +50,6 @@
 # write nothing but the job's two flags. Every
 # unit's result depends only on its own state and actions, so results are bit-identical for
 # every thread count and every chunking.
-#
-# The including module also overrides Kernel's run_chunk:
-#
-#   cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-#       run_job(self, job, lo, hi)
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -61,8 +58,8 @@ from libc.string cimport memcpy, memset
 from gridsim.engine._rng cimport TAG_EPISODE, stream_seed
 from gridsim.engine.kernel cimport (
     AR_CONTINUE, AR_DISABLED, AR_NEXT_STEP, AR_SAME_STEP, E_BAD_ACTION, E_BAD_SHAPE, E_INTERNAL, E_NEEDS_RESET,
-    ALL_VALID, E_OK, JOB_OBSERVE, JOB_RESET, JOB_SCAN, JOB_STEP, EventBuf, Kernel, UnitJob, chunk_units, parallel_for,
-    use_threads,
+    ALL_VALID, E_OK, JOB_OBSERVE, JOB_RESET, JOB_SCAN, JOB_STEP, EventBuf, Kernel, UnitJob, chunk_hook, chunk_units,
+    observe_hook, parallel_for, reset_hook, step_i32_hook, step_i64_hook, use_threads,
 )
 
 cdef extern from *:
@@ -132,27 +129,21 @@ cdef inline void reset_unit(kernel_t self, const uint8_t* mask, Py_ssize_t u) no
 # ---------------------------------------------------------------- threads
 
 cdef void kernel_job(void* arg, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-    # What the pool runs for each chunk: the job's kernel's run_chunk (one virtual call).
+    # What the pool runs for each chunk: the job's kernel's chunk hook (one indirect call).
     cdef UnitJob* job = <UnitJob*>arg
-    (<Kernel>job.kernel).run_chunk(job, lo, hi)
+    (<Kernel>job.kernel).entry.chunk(job.kernel, job, lo, hi)
 
 
-cdef int run_threaded(kernel_t self, UnitJob* job) noexcept nogil:
-    # Run a job over every unit on the kernel's threads; 0, or -1 with E_INTERNAL when the
-    # kernel does not implement run_chunk.
+cdef void run_threaded(kernel_t self, UnitJob* job) noexcept nogil:
+    # Run a job over every unit on the kernel's threads (bind_kernel set the chunk hook with the
+    # others, so a kernel whose loops run has it).
     job.kernel = <void*>self
-    job.missing = 0
     parallel_for(self.num_threads, self.units, chunk_units(self.units, self.num_threads, self.thread_min_units),
                  kernel_job, job)
-    if job.missing:
-        self.err_code = E_INTERNAL
-        self.err_env = -1
-        return -1
-    return 0
 
 
 cdef void run_job(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-    # Units lo .. hi - 1 of a threaded loop: the family kernel's run_chunk calls this.
+    # Units lo .. hi - 1 of a threaded loop: the kernel's chunk hook.
     cdef Py_ssize_t u
     cdef int v = job.variant
     if job.kind == JOB_SCAN:
@@ -234,7 +225,8 @@ cdef int reset_units(kernel_t self, const uint8_t* mask) noexcept nogil:
     if use_threads(self.num_threads, n, self.thread_min_units):
         job.kind = JOB_RESET
         job.mask = mask
-        return run_threaded(self, &job)
+        run_threaded(self, &job)
+        return 0
     for u in range(n):
         reset_unit(self, mask, u)
     return 0
@@ -245,7 +237,8 @@ cdef int observe_units(kernel_t self) noexcept nogil:
     cdef UnitJob job
     if use_threads(self.num_threads, n, self.thread_min_units):
         job.kind = JOB_OBSERVE
-        return run_threaded(self, &job)
+        run_threaded(self, &job)
+        return 0
     for u in range(n):
         self.write_obs(u, False)
     return 0
@@ -273,8 +266,7 @@ cdef Py_ssize_t step_units(kernel_t self, const action_t* actions, Py_ssize_t n,
         job.choices = choices
         job.valid = ALL_VALID
         job.mixed = 0
-        if run_threaded(self, &job) < 0:
-            return -1
+        run_threaded(self, &job)
         valid = job.valid != 0
         mixed = job.mixed != 0
     else:
@@ -404,8 +396,7 @@ cdef Py_ssize_t run_units(kernel_t self, const action_t* actions, const events_t
         job.variant = step_variant(actions, tag, limits)
         job.actions = <const void*>actions
         job.ev = ev
-        if run_threaded(self, &job) < 0:
-            return -1
+        run_threaded(self, &job)
     else:
         run_span(self, actions, tag, limits, ev, 0, units)
     self.n_ended = collect_ended(stat_mask, ended, units * R)
@@ -487,3 +478,27 @@ cdef inline void run_span(kernel_t self, const action_t* actions, const events_t
                 continue
             needs_reset[u] = 1
         self.observe_step(&ctx, u)
+
+
+# ---------------------------------------------------------------- binding
+
+cdef Py_ssize_t step_i64_entry(kernel_t self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+    return step_units(self, actions, n, self.num_choices)
+
+
+cdef Py_ssize_t step_i32_entry(kernel_t self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+    return step_units(self, actions, n, self.num_choices)
+
+
+cdef bind_kernel(kernel_t self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
+                 int64_t num_choices, int thread_min_units, bint stream):
+    # Bind a family's kernel to its state: the family's field views (generated), the shared ones
+    # (Kernel.bind_shared: the arguments are its), and the entry hooks, which the Python entry
+    # points call: this module's loops, compiled for this family's class.
+    self.bind_fields(state)
+    self.bind_shared(state, units, rows_per_unit, acts_per_unit, num_choices, thread_min_units, stream)
+    self.entry.reset = <reset_hook>reset_units[kernel_t]
+    self.entry.observe = <observe_hook>observe_units[kernel_t]
+    self.entry.step_i64 = <step_i64_hook>step_i64_entry[kernel_t]
+    self.entry.step_i32 = <step_i32_hook>step_i32_entry[kernel_t]
+    self.entry.chunk = <chunk_hook>run_job[kernel_t]

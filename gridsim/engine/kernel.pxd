@@ -2,19 +2,24 @@
 """The contract every family's kernel meets, declared once (as sklearn/tree/_criterion.pxd declares Criterion).
 
 ``Kernel`` holds the fields every family shares (batch shape, episode bookkeeping, event
-buffers, step outputs, errors) and the four entry hooks the Python entry points call, once
-per batch call: ``run_reset``, ``run_observe``, ``run_step_i64`` and ``run_step_i32``. Their
-bodies here (``gridsim/engine/kernel.pyx``) report ``E_INTERNAL``: a kernel that does not
-override them fails with an error code, never by running another family's loop. A fifth,
-``run_chunk``, is how the worker pool's threads run a chunk of a threaded loop; a kernel
-without one reports ``E_INTERNAL`` from its first threaded call.
+buffers, step outputs, errors) and the table of entry hooks the Python entry points call, once
+per batch call: ``reset``, ``observe``, ``step_i64``, ``step_i32``, and ``chunk``, through which
+the worker pool's threads run a chunk of a threaded loop. Their defaults (``kernel.pyx``)
+report ``E_INTERNAL``: a kernel that was never bound fails with an error code, never by running
+another family's loop.
 
-A family's kernel is a ``@cython.final`` subclass of ``Kernel`` in its own extension module,
-``gridsim/<family>/_kernel.pyx``. That module includes the step skeleton
+The shared fields' typed views are not declared here but generated from their table
+(``gridsim.engine.fields``) into ``KernelFields``, the base of ``Kernel``
+(``_kernel_fields.pxi``, written by ``gridsim/engine/codegen.py`` at build time).
+
+A family's kernel is a ``@cython.final`` subclass of its generated ``FieldViews`` (the typed
+views of its own field table, ``gridsim/<family>/_fields.pxi``), itself a ``Kernel``, in its own
+extension module, ``gridsim/<family>/_kernel.pyx``. That module includes the step skeleton
 (``gridsim/engine/_skeleton.pxi``), specialised on its one kernel class through a
-single-member fused type ``kernel_t``, and overrides each entry hook with a call of the
-skeleton's loop; the skeleton's calls of the family's per-unit hooks (``reset_one``,
-``step_one``, ``write_obs``, ...; the skeleton's header lists them) are then direct and inlined.
+single-member fused type ``kernel_t``; the skeleton's ``bind_kernel`` binds the fields and
+points the entry hooks at the skeleton's loops compiled for that class, whose calls of the
+family's per-unit hooks (``reset_one``, ``step_one``, ``write_obs``, ...; the skeleton's header
+lists them) are then direct and inlined.
 
 Family-specific enums (nav's tile flags, roboman's record layout, kitchen tile kinds, each
 family's event ids) live in the family's module.
@@ -128,10 +133,33 @@ cdef struct UnitJob:
     int mixed                # JOB_SCAN: 1 once two units' episode limits differ (atomic OR)
     const uint8_t* mask      # JOB_RESET: (U,) units to reset
     EventBuf* ev             # JOB_STEP: the event buffers (NULL with events off)
-    int missing              # set when the kernel has no run_chunk of its own
 
 
-cdef class Kernel:
+# The entry hooks: one call per batch call, each given the kernel itself. Each returns -1 with
+# err_code (and err_env) set on error.
+# reset every unit u with mask[u] nonzero (mask: (U,)): its next episode, events cleared, observations
+ctypedef int (*reset_hook)(void* kernel, const uint8_t* mask) noexcept nogil
+# rewrite every row's observation from the state
+ctypedef int (*observe_hook)(void* kernel) noexcept nogil
+# validate n actions (U * A expected), then step every unit: the rows whose episode ended, or -1
+ctypedef Py_ssize_t (*step_i64_hook)(void* kernel, const int64_t* actions, Py_ssize_t n) noexcept nogil
+ctypedef Py_ssize_t (*step_i32_hook)(void* kernel, const int32_t* actions, Py_ssize_t n) noexcept nogil
+# the units lo .. hi - 1 of a threaded loop (job: what the loop does), on any thread
+ctypedef void (*chunk_hook)(void* kernel, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+
+cdef struct EntryHooks:
+    reset_hook reset
+    observe_hook observe
+    step_i64_hook step_i64
+    step_i32_hook step_i32
+    chunk_hook chunk
+
+
+# KernelFields: the typed views of the shared fields (generated from gridsim.engine.fields).
+include "_kernel_fields.pxi"
+
+
+cdef class Kernel(KernelFields):
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
 
     cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
@@ -141,6 +169,7 @@ cdef class Kernel:
                                          # reset copies it to ep_max_steps
     cdef readonly int events_on, max_events, num_event_fields
     cdef readonly int err_env, err_code  # the last call's error: the row (-1: none) and E_* code
+    cdef EntryHooks entry                # the entry hooks (the skeleton's bind_kernel sets them)
 
     # ---- shape of a batch: U units of R rows, A actions each (set by bind_shared) ----
     cdef Py_ssize_t units                # U >= 1 (0 only in a kernel nothing was bound to)
@@ -150,55 +179,19 @@ cdef class Kernel:
     cdef bint errors_in_env_order        # report the lowest env's error of either kind (roboman)
                                          # rather than a bad action before a pending reset
 
-    # ---- per-unit episode bookkeeping (the skeleton's start_episode writes it at every reset) ----
-    cdef int64_t[::1] episode            # (U,) episode counter of the unit's key
-    cdef double[::1] ep_return           # (U,) return so far; 0 at reset
-    cdef uint8_t[::1] needs_reset        # (U,) bool: ended; reset pending (NEXT_STEP) or required (DISABLED)
-    cdef int32_t[::1] ep_max_steps       # (U,) the current episode's limit, 0 = none (max_steps at its reset)
-    cdef bint has_stream                 # the family's episodes draw from a per-unit stream: key, rng
-                                         # and reseed are bound (the kitchen draws nothing)
-    cdef uint64_t[:, ::1] key            # (U, 2) 128-bit key of the unit's random streams
-    cdef uint64_t[::1] rng               # (U,) episode stream: seeded at reset from key and episode
-    cdef uint8_t[::1] reseed             # (U,) bool: a new key; the family's per-key tables are drawn
-                                         # at the next reset (reset_one reads it), cleared after it
-
-    # ---- events (the family's event specs), one world per unit ----
-    cdef int16_t[:, ::1] event_type      # (U, E) 1-based event type, 0 unused
-    cdef int32_t[:, :, ::1] event_payload  # (U, E, F) fields, unused ones -1
-    cdef int32_t[::1] event_count        # (U,) events of the unit's last step
-    cdef int64_t[::1] event_dropped      # (U,) events lost to overflow, cumulative
-
-    # ---- per-row outputs (U * R rows), rewritten every call ----
+    # ---- what the shared fields (KernelFields) leave to the kernel ----
+    cdef bint has_stream                 # the family's episodes draw from a per-unit stream (key, rng,
+                                         # reseed); the kitchen draws nothing
     cdef float[::1] rewards              # (U * R,) float32 rewards (a kernel whose reward_t is float)
     cdef double[::1] rewards_f64         # (U * R,) float64 rewards (a kernel whose reward_t is double)
-    cdef uint8_t[::1] terminated         # (U * R,) bool
-    cdef uint8_t[::1] truncated          # (U * R,) bool
-    cdef uint8_t[::1] final_mask         # (U * R,) bool: SAME_STEP final observations written
-    cdef uint8_t[::1] stat_mask          # (U * R,) bool: an episode ended on this call
-    cdef double[::1] stat_return         # (U * R,) its return (0 where stat_mask is False)
-    cdef int32_t[::1] stat_length        # (U * R,) its length (0 where stat_mask is False)
-    cdef uint8_t[::1] stat_success       # (U * R,) bool: ended terminated (bound when the state has it)
-    cdef bint has_success                # stat_success is bound
-    cdef int32_t[::1] ended_rows         # (U * R,) rows whose stat_* / final_mask the last call set
+    cdef bint has_success                # stat_success is bound (the family's table lists it)
     cdef Py_ssize_t n_ended              # valid entries of ended_rows
 
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
                      int64_t num_choices, int thread_min_units, bint stream)
 
     # ---- what every family's kernel also defines, in Python (so not declared here) ----
-    # __init__(state): bind the family's arrays and call bind_shared; set max_steps.
+    # __init__(state): set its options and tables, call the skeleton's bind_kernel (its fields, the
+    # shared ones, the entry hooks); set max_steps.
     # bind_obs(obs): write the observations into obs (U * R, *obs_shape) from now on; the base
     # (kernel.pyx) raises NotImplementedError.
-
-    # ---- entry hooks: one call per batch call, overridden by every family's kernel ----
-    # Each returns -1 with err_code (and err_env) set on error; the base reports E_INTERNAL.
-    # reset every unit u with mask[u] nonzero (mask: (U,)): its next episode, events cleared, observations
-    cdef int run_reset(self, const uint8_t* mask) noexcept nogil
-    # rewrite every row's observation from the state
-    cdef int run_observe(self) noexcept nogil
-    # validate n actions (U * A expected), then step every unit: the rows whose episode ended, or -1
-    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil
-    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil
-    # the units lo .. hi - 1 of a threaded loop (job: what the loop does), on any thread; every
-    # family's kernel runs the skeleton's run_job here
-    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil

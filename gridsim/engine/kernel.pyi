@@ -7,11 +7,17 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import disjoint_base
 
+SHARED_FIELDS_DIGEST: str  # of gridsim/engine/fields.py, the table the shared field views were generated from
+
 def pool_workers() -> int: ...
 def pool_spin_us(us: float | None = None) -> float: ...
 def pool_adaptive(on: bool | None = None) -> bool: ...
 @disjoint_base
-class Kernel:
+class KernelFields:
+    """Typed views of the fields every family has (gridsim/engine/fields.py; generated at build time)."""
+
+@disjoint_base
+class Kernel(KernelFields):
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
 
     autoreset_mode: int

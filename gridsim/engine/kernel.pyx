@@ -2,9 +2,10 @@
 """The base of every family's kernel: shared arrays, the Python entry points, the entry hooks' defaults.
 
 The contract (fields, hooks, error codes, event buffers) is declared in ``kernel.pxd``; each
-family's kernel (``gridsim/<family>/_kernel.pyx``) subclasses :class:`Kernel` and overrides
-its entry hooks with the step skeleton (``_skeleton.pxi``) specialised on the family. The
-Python entry points below make one (virtual) hook call per batch call, nothing per env.
+family's kernel (``gridsim/<family>/_kernel.pyx``) subclasses :class:`Kernel`, and the step
+skeleton (``_skeleton.pxi``) specialised on the family points its entry hooks at its loops. The
+Python entry points below make one hook call (through a function pointer) per batch call,
+nothing per env.
 """
 
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
@@ -17,8 +18,9 @@ cdef extern from "_pool.h" nogil:
     void gridsim_pool_set_spin(long ns)
     long gridsim_pool_spin()
     int gridsim_pool_adaptive(int on)
-    void atomic_store_int "__atomic_store_n" (int* p, int v, int order)
-    int ATOMIC_RELAXED "__ATOMIC_RELAXED"
+
+# KernelFields' binding (generated from gridsim.engine.fields).
+include "_kernel_fields_impl.pxi"
 
 # Batches of fewer actions step with the GIL held: releasing and retaking it costs about
 # 0.1 us a call, a quarter of a 64-env navigation step. Larger batches (and any call that
@@ -90,14 +92,39 @@ cdef Py_ssize_t step_call(Kernel self, const discrete_t[::1] actions):
     cdef Py_ssize_t n = actions.shape[0]
     if n < NOGIL_MIN_ACTIONS and not use_threads(self.num_threads, self.units, self.thread_min_units):
         if discrete_t is int64_t:
-            return self.run_step_i64(a, n)
+            return self.entry.step_i64(<void*>self, a, n)
         else:
-            return self.run_step_i32(a, n)
+            return self.entry.step_i32(<void*>self, a, n)
     with nogil:
         if discrete_t is int64_t:
-            return self.run_step_i64(a, n)
+            return self.entry.step_i64(<void*>self, a, n)
         else:
-            return self.run_step_i32(a, n)
+            return self.entry.step_i32(<void*>self, a, n)
+
+
+# ---- the entry hooks of a kernel never bound: an internal error, never a crash ----
+
+cdef int unbound(void* kernel) noexcept nogil:
+    (<Kernel>kernel).err_code = E_INTERNAL
+    (<Kernel>kernel).err_env = -1
+    return -1
+
+
+cdef int unbound_reset(void* kernel, const uint8_t* mask) noexcept nogil:
+    return unbound(kernel)
+
+
+cdef Py_ssize_t unbound_step_i64(void* kernel, const int64_t* actions, Py_ssize_t n) noexcept nogil:
+    return unbound(kernel)
+
+
+cdef Py_ssize_t unbound_step_i32(void* kernel, const int32_t* actions, Py_ssize_t n) noexcept nogil:
+    return unbound(kernel)
+
+
+cdef void unbound_chunk(void* kernel, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # Never called: only the loops of a bound kernel run chunks, and binding sets every hook.
+    pass
 
 
 cdef kernel_error(Kernel self, str call):
@@ -112,9 +139,16 @@ cdef kernel_error(Kernel self, str call):
 cdef class Kernel:
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors.
 
-    A kernel of no family (this class, or a subclass that does not override the entry hooks)
-    binds nothing; its entry points fail with ``E_INTERNAL``.
+    A kernel of no family (this class, or a subclass whose construction does not call the
+    skeleton's ``bind_kernel``) binds nothing; its entry points fail with ``E_INTERNAL``.
     """
+
+    def __cinit__(self):
+        self.entry.reset = unbound_reset
+        self.entry.observe = unbound
+        self.entry.step_i64 = unbound_step_i64
+        self.entry.step_i32 = unbound_step_i32
+        self.entry.chunk = unbound_chunk
 
     def __reduce__(self):
         # A kernel holds typed views of its env's arrays; an automatic pickle would rebuild one
@@ -124,76 +158,30 @@ cdef class Kernel:
 
     cdef bind_shared(self, state, Py_ssize_t units, int rows_per_unit, int acts_per_unit,
                      int64_t num_choices, int thread_min_units, bint stream):
-        # Bind the shared arrays of a family's state (each bound here and nowhere else).
+        # Bind the shared arrays of a family's state (the generated views, and the rewards).
         # thread_min_units: the smallest batch whose loops run on threads (the family's figure);
-        # stream: the family's episodes draw from the per-unit stream (key, rng and reseed bound).
+        # stream: the family's episodes draw from the per-unit stream (key, rng and reseed).
         self.units = units
         self.rows_per_unit = rows_per_unit
         self.acts_per_unit = acts_per_unit
         self.num_choices = num_choices
         self.autoreset_mode = state.autoreset_mode
-        self.episode = state.episode
-        self.ep_return = state.ep_return
-        self.needs_reset = state.needs_reset.view(np.uint8)
-        self.ep_max_steps = state.ep_max_steps
         self.has_stream = stream
-        if stream:
-            self.key = state.key
-            self.rng = state.rng
-            self.reseed = state.reseed.view(np.uint8)
         self.events_on = state.events_on
         self.max_events = state.max_events
         self.num_event_fields = state.num_event_fields
-        self.event_type = state.event_type
-        self.event_payload = state.event_payload
-        self.event_count = state.event_count
-        self.event_dropped = state.event_dropped
+        self.bind_shared_fields(state)
         _check_event_buffers(state, units)
         if state.rewards.dtype == np.float64:  # the family's REWARD_DTYPE (its kernel's reward_t)
             self.rewards_f64 = state.rewards
         else:
             self.rewards = state.rewards
-        self.terminated = state.terminated.view(np.uint8)
-        self.truncated = state.truncated.view(np.uint8)
-        self.final_mask = state.final_mask.view(np.uint8)
-        self.stat_mask = state.stat_mask.view(np.uint8)
-        self.stat_return = state.stat_return
-        self.stat_length = state.stat_length
         self.has_success = hasattr(state, "stat_success")
-        if self.has_success:
-            self.stat_success = state.stat_success.view(np.uint8)
-        self.ended_rows = state.ended_rows
         self.sync_outputs()
         self.err_env = -1
         self.err_code = E_OK
         self.num_threads = 1
         self.thread_min_units = thread_min_units
-
-    # ---- entry hooks: a kernel that does not override one reports an internal error ----
-
-    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
-        self.err_code = E_INTERNAL
-        self.err_env = -1
-        return -1
-
-    cdef int run_observe(self) noexcept nogil:
-        self.err_code = E_INTERNAL
-        self.err_env = -1
-        return -1
-
-    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
-        self.err_code = E_INTERNAL
-        self.err_env = -1
-        return -1
-
-    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
-        self.err_code = E_INTERNAL
-        self.err_env = -1
-        return -1
-
-    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-        # Any thread may run this (so no error fields are written): the loop reports it after.
-        atomic_store_int(&job.missing, 1, ATOMIC_RELAXED)
 
     # ---- Python entry points ----
 
@@ -217,7 +205,7 @@ cdef class Kernel:
         if mask.shape[0] != self.units:
             raise ValueError(f"reset mask has length {mask.shape[0]}, expected {self.units}")
         with nogil:
-            rc = self.run_reset(m)
+            rc = self.entry.reset(<void*>self, m)
         if rc < 0:
             raise kernel_error(self, "reset")
 
@@ -225,7 +213,7 @@ cdef class Kernel:
         """Rewrite every row's observation from the state (after a state is injected)."""
         cdef int rc
         with nogil:
-            rc = self.run_observe()
+            rc = self.entry.observe(<void*>self)
         if rc < 0:
             raise kernel_error(self, "observe")
 

@@ -4,26 +4,23 @@ Coordinates are ``(row, col)`` everywhere, row 0 at the top. numpy allocates and
 every byte; the kernel (``gridsim.<family>._kernel``) binds typed views once and writes in place,
 so arrays are never replaced after construction, only written (``np.copyto``).
 
-A family's state class (``gridsim.<family>.state``) subclasses :class:`BatchState` and
-declares its own arrays in ``FIELDS``; the arrays the kernel skeleton
-(``gridsim/engine/_skeleton.pxi``) reads and writes for every family (episode bookkeeping, event
-buffers, step outputs) are declared here. Allocation, ``state_dict()`` (the fields
-marked ``saved``) and the bytes-per-env figure all follow from the tables.
-
-Shape symbols: ``U`` worlds (an env, or a kitchen), ``R`` output rows (one per env, or per
-kitchen agent), ``E`` event slots and ``F`` event fields per world; ``obs`` stands for the
-observation's shape and dtype; families add their own (``C`` cells, ``A`` agents, ...).
+A family's state class (``gridsim.<family>.state``) subclasses :class:`BatchState` with the
+family's field table (``gridsim/<family>/fields.py``) as ``FIELDS``; the fields every family
+has are declared in ``gridsim.engine.fields``. Allocation, ``state_dict()`` (the fields
+marked ``saved``), the bytes-per-env figure and the kernel's typed views of the fields (generated
+at build time) all follow from the tables.
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gridsim.engine.fields import EPISODE_FIELDS, EVENT_FIELDS, OUTPUT_FIELDS, Field
 from gridsim.errors import InvalidArgumentError, InvalidStateError
 
 __all__ = ["BatchState", "Field", "StateView", "brief", "episode_limit"]
@@ -33,75 +30,8 @@ INT32_MAX = 0x7FFFFFFF
 INT64_MAX = 0x7FFFFFFFFFFFFFFF
 
 
-@dataclass(frozen=True)
-class Field:
-    """One array of a batch state.
-
-    Attributes:
-        name: the attribute (and ``state_dict`` key).
-        dtype: its numpy dtype, or ``"obs"`` for the observation's.
-        shape: dimensions: ints, or symbols resolved per batch (``"U"``, ``"R"``, ``"obs"``, ...).
-        doc: what it holds, for people.
-        fill: the value it starts with.
-        saved: part of the batch's dynamic state (``state_dict``); False for per-env
-            indices fixed at construction and scratch space the kernel rewrites.
-    """
-
-    name: str
-    dtype: Any
-    shape: tuple[int | str, ...]
-    doc: str
-    fill: Any = 0
-    saved: bool = True
-
-    def allocate(self, dims: Mapping[str, Any]) -> np.ndarray:
-        """The array, its symbols resolved by ``dims``."""
-        shape: list[int] = []
-        for d in self.shape:
-            if d == "obs":
-                shape.extend(dims["obs"])
-            else:
-                shape.append(int(dims[d]) if isinstance(d, str) else d)
-        dtype = dims["obs_dtype"] if self.dtype == "obs" else self.dtype
-        return np.full(tuple(shape), self.fill, dtype)
-
-
-# The episode bookkeeping of every world (the kernel skeleton reads and writes it).
 # Event slots per world and step: far more than a step writes, and the buffers stay allocatable.
 MAX_EVENTS_PER_STEP = 4096
-
-EPISODE_FIELDS = (
-    Field("episode", np.int64, ("U",), "episode counter of the world's key"),
-    Field("key", np.uint64, ("U", 2), "128-bit key of the world's random streams"),
-    Field("rng", np.uint64, ("U",), "episode stream state"),
-    Field("ep_return", np.float64, ("U",), "return of the current episode so far"),
-    Field("needs_reset", np.bool_, ("U",), "ended: reset pending (NEXT_STEP) or required (DISABLED)"),
-    Field("reseed", np.bool_, ("U",), "draw the per-seed tables at the next reset"),
-    Field("seeded", np.bool_, ("U",), "the world has a key (seeds[i] says from which seed)"),
-    Field("ep_max_steps", np.int32, ("U",), "truncation limit of the current episode, 0 = none"),
-)
-
-# The kernel's event buffers (gridsim.engine.events): E events per world and step, F int32 fields each.
-EVENT_FIELDS = (
-    Field("event_type", np.int16, ("U", "E"), "1-based index into the family's event specs, 0 unused"),
-    Field("event_payload", np.int32, ("U", "E", "F"), "the events' fields, unused ones -1", fill=-1),
-    Field("event_count", np.int32, ("U",), "events recorded in the world's last step"),
-    Field("event_dropped", np.int64, ("U",), "events lost to overflow, cumulative"),
-)
-
-# What the kernel writes on every call, one entry per output row.
-OUTPUT_FIELDS = (
-    Field("obs", "obs", ("R", "obs"), "observations"),
-    Field("final_obs", "obs", ("R", "obs"), "SAME_STEP: the final observation of the rows that ended"),
-    Field("final_mask", np.bool_, ("R",), "final_obs is set"),
-    Field("rewards", np.float32, ("R",), "rewards of the last step"),
-    Field("terminated", np.bool_, ("R",), "terminations of the last step"),
-    Field("truncated", np.bool_, ("R",), "truncations of the last step"),
-    Field("stat_mask", np.bool_, ("R",), "an episode ended on this call"),
-    Field("stat_return", np.float64, ("R",), "its return"),
-    Field("stat_length", np.int32, ("R",), "its length"),
-    Field("ended_rows", np.int32, ("R",), "scratch: the rows whose statistics the last call set", saved=False),
-)
 
 
 def brief(value, width: int = 80) -> str:

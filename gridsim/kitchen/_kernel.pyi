@@ -4,14 +4,21 @@ from typing import final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from gridsim.engine.kernel import Kernel
 
 KITCHEN_TILE_KINDS: dict[str, int]
 KITCHEN_EVENT_IDS: dict[str, int]
 
+FIELDS_DIGEST: str  # of gridsim/kitchen/fields.py, the table the field views were generated from
+
+@disjoint_base
+class FieldViews(Kernel):
+    """Typed views of the fields of gridsim/kitchen/fields.py (generated at build time)."""
+
 @final
-class KitchenKernel(Kernel):
+class KitchenKernel(FieldViews):
     """The kitchen family's kernel over one ``gridsim.kitchen.state.KitchenState``."""
 
     num_kitchens: int

@@ -21,6 +21,8 @@ ctypedef fused kernel_t:
     KitchenKernel
 
 include "../engine/_skeleton.pxi"
+# FieldViews: the typed views of gridsim/kitchen/fields.py (generated at build time).
+include "_fields.pxi"
 
 # Tile kinds (gridsim.kitchen.rules.TILES, same order).
 cdef enum:
@@ -59,7 +61,7 @@ ctypedef struct KitchenStep:
 
 
 @cython.final
-cdef class KitchenKernel(Kernel):
+cdef class KitchenKernel(FieldViews):
     """The kitchen family's kernel over one :class:`gridsim.kitchen.state.KitchenState`."""
 
     # ---- sizes and options ----
@@ -80,23 +82,13 @@ cdef class KitchenKernel(Kernel):
     cdef const uint32_t[::1] dish_of            # (I,) bit r = the item is recipe r's dish
     cdef const uint16_t[::1] comp_bits          # (I,) bit k = the item has component k
 
-    # ---- per-kitchen state (owned by gridsim.kitchen.state.KitchenState; bookkeeping in Kernel) ----
-    cdef int16_t[:, ::1] agent_cell             # (K, A)
-    cdef int16_t[:, ::1] held                   # (K, A) held item, 0 none
-    cdef int16_t[:, ::1] tile_item              # (K, C) item lying on each cell, 0 none
-    cdef uint16_t[:, ::1] delivered_bits        # (K, C) components delivered to each delivery cell
-    cdef uint32_t[::1] solved                   # (K,) recipes satisfied by a delivered item
-    cdef int16_t[::1] n_delivered               # (K,)
-    cdef int16_t[:, ::1] delivered_item         # (K, D) delivered items, in order
-    cdef int16_t[:, ::1] delivered_cell         # (K, D) and where
-    cdef int32_t[::1] t                         # (K,) steps in this episode
+    # ---- per-kitchen state: the typed views of FieldViews (gridsim/kitchen/fields.py); bookkeeping
+    # in Kernel ----
     cdef const uint8_t[::1] base_obs            # (obs_size,) the tile channels of one row
 
     # ---- outputs (per row) ----
     cdef uint8_t[:, ::1] obs                    # (R, obs_size)
     cdef uint8_t[:, ::1] final_obs              # (R, obs_size)
-    cdef int32_t[::1] stat_dishes               # (R,) items delivered in the episode
-    cdef int8_t[:, ::1] moves                   # (K, A) scratch: validated actions
 
     def __init__(self, state):
         self.num_kitchens = state.num_kitchens
@@ -120,25 +112,14 @@ cdef class KitchenKernel(Kernel):
         self.deliverable = state.deliverable
         self.dish_of = state.dish_of
         self.comp_bits = state.comp_bits
-        self.agent_cell = state.agent_cell
-        self.held = state.held
-        self.tile_item = state.tile_item
-        self.delivered_bits = state.delivered_bits
-        self.solved = state.solved
-        self.n_delivered = state.n_delivered
-        self.delivered_item = state.delivered_item
-        self.delivered_cell = state.delivered_cell
         self.max_deliveries = state.delivered_item.shape[1]
-        self.t = state.t
         self.base_obs = state.base_obs
         self.obs = state.obs.reshape(self.num_rows, -1)
         self.final_obs = state.final_obs.reshape(self.num_rows, -1)
-        self.stat_dishes = state.stat_dishes
-        self.moves = state.moves
         # A kitchen step is ~100 ns: 2 threads measured slower than 1 up to 64 kitchens, faster
         # from 128 (bench/README.md).
-        self.bind_shared(state, self.num_kitchens, self.num_agents if self.agent_rows else 1,
-                         self.num_agents, 5, 128, False)
+        bind_kernel(self, state, self.num_kitchens, self.num_agents if self.agent_rows else 1,
+                    self.num_agents, 5, 128, False)
 
     # ---------------------------------------------------------------- rules
 
@@ -311,23 +292,6 @@ cdef class KitchenKernel(Kernel):
     def step_i32(self, actions):
         """Step every kitchen with int32 actions, (K, A) or (K * A,); returns rows that ended, or -1."""
         return Kernel.step_i32(self, actions.reshape(-1))
-
-    # Entry hooks (gridsim/engine/kernel.pxd): the skeleton's loops, compiled for this class.
-
-    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
-        return reset_units(self, mask)
-
-    cdef int run_observe(self) noexcept nogil:
-        return observe_units(self)
-
-    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-        run_job(self, job, lo, hi)
 
     # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi); a step is truncated
     # where t reaches the episode's limit (0: none).

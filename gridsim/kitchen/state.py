@@ -6,9 +6,10 @@ import numpy as np
 
 import gridsim.kitchen._kernel as _kernel
 from gridsim.engine.events import num_fields
-from gridsim.engine.state import BatchState, Field, StateView
+from gridsim.engine.state import BatchState, StateView
 from gridsim.errors import InvalidArgumentError
 from gridsim.kitchen.api import KITCHEN_EVENTS
+from gridsim.kitchen.fields import FIELDS as KITCHEN_FIELDS
 
 FLOOR, DELIVERY = _kernel.KITCHEN_TILE_KINDS["floor"], _kernel.KITCHEN_TILE_KINDS["delivery"]
 # Tiles an item may lie on.
@@ -35,22 +36,7 @@ class KitchenState(BatchState):
         max_events: event slots per kitchen and step.
     """
 
-    # The family's own arrays (gridsim.engine.state adds the ones every family has; a world is a kitchen).
-    # D: the most deliveries a kitchen's items allow.
-    FIELDS = (
-        Field("agent_cell", np.int16, ("K", "A"), "each agent's cell"),
-        Field("held", np.int16, ("K", "A"), "each agent's held item, 0 = nothing"),
-        Field("tile_item", np.int16, ("K", "C"), "the item lying on each cell, 0 = nothing"),
-        Field("delivered_bits", np.uint16, ("K", "C"), "components delivered to each delivery cell"),
-        Field("solved", np.uint32, ("K",), "bit r: recipe r's dish was delivered"),
-        Field("n_delivered", np.int16, ("K",), "items delivered in this episode"),
-        Field("delivered_item", np.int16, ("K", "D"), "the delivered items, in order"),
-        Field("delivered_cell", np.int16, ("K", "D"), "and where"),
-        Field("t", np.int32, ("K",), "steps in this episode"),
-        Field("stat_success", np.bool_, ("R",), "the episode that ended was solved"),
-        Field("stat_dishes", np.int32, ("R",), "items delivered in the episode that ended"),
-        Field("moves", np.int8, ("K", "A"), "scratch: the validated actions", saved=False),
-    )
+    FIELDS = KITCHEN_FIELDS  # the family's own arrays (gridsim/kitchen/fields.py)
 
     STEP_FIELD = "t"
 

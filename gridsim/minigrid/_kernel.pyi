@@ -4,6 +4,7 @@ from typing import final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from gridsim.engine.kernel import Kernel
 
@@ -16,8 +17,14 @@ MINIGRID_TASK_SLOTS: int
 MINIGRID_GENERATORS: dict[str, int]
 MINIGRID_OBJECTS: dict[str, int]
 
+FIELDS_DIGEST: str  # of gridsim/minigrid/fields.py, the table the field views were generated from
+
+@disjoint_base
+class FieldViews(Kernel):
+    """Typed views of the fields of gridsim/minigrid/fields.py (generated at build time)."""
+
 @final
-class MinigridKernel(Kernel):
+class MinigridKernel(FieldViews):
     """The MiniGrid family's kernel over one ``gridsim.minigrid.state.MinigridState``."""
 
     obs_kind: int

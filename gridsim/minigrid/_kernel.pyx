@@ -22,6 +22,8 @@ ctypedef fused kernel_t:
     MinigridKernel
 
 include "../engine/_skeleton.pxi"
+# FieldViews: the typed views of gridsim/minigrid/fields.py (generated at build time).
+include "_fields.pxi"
 include "_world.pxi"
 include "_generators.pxi"
 include "_roomgrid.pxi"
@@ -393,26 +395,16 @@ cdef struct MgStep:
 
 
 @cython.final
-cdef class MinigridKernel(Kernel):
+cdef class MinigridKernel(FieldViews):
     """The MiniGrid family's kernel over one ``gridsim.minigrid.state.MinigridState``."""
 
     cdef MgConfig cfg
     cdef readonly int obs_kind
     cdef readonly Py_ssize_t obs_size
-    cdef uint8_t[:, :, :, ::1] grid        # (U, H, W, 4) cells
-    cdef int32_t[:, ::1] agent              # (U, 3) x, y, dir
-    cdef uint8_t[:, ::1] carrying           # (U, 4) a cell
-    cdef int32_t[::1] step_count            # (U,)
-    cdef int16_t[::1] mission               # (U,)
-    cdef int16_t[:, ::1] task               # (U, TASK_SLOTS)
-    cdef uint64_t[:, ::1] bitgen            # (U, 6) numpy's PCG64 state
-    cdef uint8_t[::1] failed                # (U,) the last generation ran out of tries
+    # the state's own fields (grid, agent, carrying, ...): the typed views of FieldViews
+    # (gridsim/minigrid/fields.py)
     cdef uint8_t[:, ::1] obs_u8             # (U, obs_size)
     cdef uint8_t[:, ::1] final_u8           # (U, obs_size)
-    cdef int64_t[::1] obs_dir               # (U,) the observation's direction
-    cdef int16_t[::1] obs_mission           # (U,) the observation's mission
-    cdef int64_t[::1] final_dir             # (U,) SAME_STEP: the final observation's
-    cdef int16_t[::1] final_mission         # (U,)
     cdef const uint8_t[::1] atlas           # the RGB observations' tiles (state.atlas; unset otherwise)
     cdef const int16_t[::1] tile_of         # (512,) a cell's drawing (state.tile_of)
     cdef MgTiles tiles                      # pointers into atlas and tile_of
@@ -439,18 +431,6 @@ cdef class MinigridKernel(Kernel):
         if self.obs_kind == MG_OBS_RGB or self.obs_kind == MG_OBS_RGB_FULL:
             self.bind_tiles(state.atlas, state.tile_of, state.tile_size)
         U = state.num_envs
-        self.grid = state.grid
-        self.agent = state.agent
-        self.carrying = state.carrying
-        self.step_count = state.step_count
-        self.mission = state.mission
-        self.task = state.task
-        self.bitgen = state.bitgen
-        self.failed = state.failed.view(np.uint8)
-        self.obs_dir = state.obs_dir
-        self.obs_mission = state.obs_mission
-        self.final_dir = state.final_dir
-        self.final_mission = state.final_mission
         V, W, H = self.cfg.view, self.cfg.W, self.cfg.H
         ts = self.tiles.ts
         self.obs_size = (V * V * 3, W * H * 3, V * ts * V * ts * 3, H * ts * W * ts * 3)[self.obs_kind]
@@ -460,7 +440,7 @@ cdef class MinigridKernel(Kernel):
             raise ValueError(f"final_obs rows must hold {self.obs_size} bytes")
         # Actions 3..6 of Dynamic-Obstacles (Discrete(3)) are taken as its step does: as 0.
         # 2 threads measured no faster than 1 up to 256 envs, faster from 512 (bench/README.md).
-        self.bind_shared(state, U, 1, 1, 7, 512, True)
+        bind_kernel(self, state, U, 1, 1, 7, 512, True)
         self.max_steps = state.max_steps
 
     def bind_tiles(self, atlas, tile_of, int tile_size):
@@ -500,23 +480,6 @@ cdef class MinigridKernel(Kernel):
         w.task = &self.task[u, 0]
         w.mission = &self.mission[u]
         w.rng = <mg_pcg64*>&self.bitgen[u, 0]
-
-    # ------------------------------------------------------------------ entry hooks
-
-    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
-        return reset_units(self, mask)
-
-    cdef int run_observe(self) noexcept nogil:
-        return observe_units(self)
-
-    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-        run_job(self, job, lo, hi)
 
     # ------------------------------------------------------------------ per-unit hooks
 

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
-from gridsim.engine.state import BatchState, Field, StateView
+from gridsim.engine.state import BatchState, StateView
+from gridsim.minigrid.fields import FIELDS as MINIGRID_FIELDS
 from gridsim.minigrid.render import TILE_OF, tile_atlas
 
 __all__ = ["MinigridState"]
@@ -41,21 +42,7 @@ class MinigridState(BatchState):
         tile_size: pixels per cell of the RGB observations.
     """
 
-    FIELDS = (
-        Field("grid", np.uint8, ("U", "H", "W", 4), "cells: (object, colour, state, contents) of (x, y) at [y, x]"),
-        Field("agent", np.int32, ("U", 3), "agent x, y and direction (0 right, 1 down, 2 left, 3 up)"),
-        Field("carrying", np.uint8, ("U", 4), "the carried object as a cell ((1, 0, 0, 0): nothing)"),
-        Field("step_count", np.int32, ("U",), "steps in this episode"),
-        Field("mission", np.int16, ("U",), "the mission: its index in the id's missions"),
-        Field("task", np.int16, ("U", _kernel.MINIGRID_TASK_SLOTS), "the generator's own episode data"),
-        Field("bitgen", np.uint64, ("U", 6), "numpy's PCG64 state (gridsim.minigrid.rng)"),
-        Field("failed", np.bool_, ("U",), "scratch: the last generation ran out of tries", saved=False),
-        Field("obs_dir", np.int64, ("U",), "the observation's direction"),
-        Field("obs_mission", np.int16, ("U",), "the observation's mission index"),
-        Field("final_dir", np.int64, ("U",), "SAME_STEP: the final observation's direction"),
-        Field("final_mission", np.int16, ("U",), "SAME_STEP: the final observation's mission index"),
-        Field("stat_success", np.bool_, ("U",), "the episode that ended was terminated"),
-    )
+    FIELDS = MINIGRID_FIELDS  # the family's own arrays (gridsim/minigrid/fields.py)
 
     STEP_FIELD = "step_count"
     REWARD_DTYPE = np.float64
@@ -78,7 +65,8 @@ class MinigridState(BatchState):
             self.atlas = tile_atlas(ts).tiles.reshape(-1)
             self.tile_of = TILE_OF.reshape(-1)
         self.allocate(units=N, rows=N, obs_shape=obs_shape, obs_dtype=np.uint8, max_steps=self.max_steps,
-                      events=events, max_events=max_events, num_event_fields=1, H=H, W=W)
+                      events=events, max_events=max_events, num_event_fields=1, H=H, W=W,
+                      T=_kernel.MINIGRID_TASK_SLOTS)
         self.grid[..., 0] = OBJ["empty"]
         self.carrying[:, 0] = OBJ["empty"]
 

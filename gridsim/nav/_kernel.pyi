@@ -4,6 +4,7 @@ from typing import final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from gridsim.engine.kernel import Kernel
 
@@ -17,8 +18,14 @@ OBS_KIND_IMAGE: int
 OBS_KIND_VIEW: int
 NAV_EVENT_IDS: dict[str, int]
 
+FIELDS_DIGEST: str  # of gridsim/nav/fields.py, the table the field views were generated from
+
+@disjoint_base
+class FieldViews(Kernel):
+    """Typed views of the fields of gridsim/nav/fields.py (generated at build time)."""
+
 @final
-class NavKernel(Kernel):
+class NavKernel(FieldViews):
     """The navigation family's kernel over one ``gridsim.nav.state.NavState``."""
 
     num_envs: int

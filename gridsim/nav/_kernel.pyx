@@ -25,6 +25,8 @@ ctypedef fused kernel_t:
     NavKernel
 
 include "../engine/_skeleton.pxi"
+# FieldViews: the typed views of gridsim/nav/fields.py (generated at build time).
+include "_fields.pxi"
 
 # Tile flag bits (gridsim.nav.alphabet defines the same values; a test checks they agree).
 # They fit in a byte, so per-cell flag maps are uint8.
@@ -102,7 +104,7 @@ cdef inline int move_axis(double a) noexcept nogil:
 
 
 @cython.final
-cdef class NavKernel(Kernel):
+cdef class NavKernel(FieldViews):
     """The navigation family's kernel over one :class:`gridsim.nav.state.NavState`.
 
     Args:
@@ -143,25 +145,15 @@ cdef class NavKernel(Kernel):
     cdef const double[::1] dist_a            # (T,)
     cdef const double[::1] dist_b            # (T,)
 
-    # ---- per-env state (owned by gridsim.nav.state.NavState; episode bookkeeping, the key, the
-    # episode stream and reseed (draw the fixed reward table at the next reset) in Kernel) ----
-    cdef int32_t[::1] map_id          # (N,) which level map
-    cdef uint8_t[:, ::1] grid         # (G, Hp * Wp) current tiles; G = N if mutable else M
-    cdef uint8_t[:, ::1] cell_flags   # (G, Hp * Wp) F_* bits of the current tiles
-    cdef int32_t[::1] grid_index      # (N,) row of grid / cell_flags used by each env
-    cdef float[:, :, ::1] cell_reward # (R, planes, Hp * Wp) fixed rewards
-    cdef int32_t[::1] reward_index    # (N,) row of cell_reward used by each env
-    cdef readonly int per_env_table   # cell_reward is drawn per env seed (R = N)
-    cdef int32_t[::1] agent_cell      # (N,) the agent's cell
-    cdef int32_t[::1] step_count      # (N,) steps in the current episode
-    cdef int32_t[::1] start_override  # (N,) >= 0: the next reset starts at this cell
+    # ---- per-env state: the typed views of FieldViews (gridsim/nav/fields.py); episode bookkeeping,
+    # the key, the episode stream and reseed (draw the fixed reward table at the next reset) in Kernel ----
+    cdef readonly int per_env_table   # cell_reward is drawn per env seed (one table per env)
 
     # ---- outputs ----
     cdef uint8_t[:, ::1] obs_u8       # (N, obs_size) when the observation is uint8
     cdef int32_t[:, ::1] obs_i32      # (N, 2) when it is coords
     cdef uint8_t[:, ::1] final_u8     # SAME_STEP final observations
     cdef int32_t[:, ::1] final_i32
-    cdef int8_t[::1] moves            # (N,) scratch: continuous actions as move codes
 
     def __init__(self, state):
         cdef int a
@@ -211,25 +203,15 @@ cdef class NavKernel(Kernel):
         self.dist_b = state.dist_b
         self.default_flags = <uint8_t>self.tile_flags[self.default_tile]
 
-        self.map_id = state.map_id
-        self.grid = state.grid
-        self.cell_flags = state.cell_flags
-        self.grid_index = state.grid_index
-        self.cell_reward = state.cell_reward
-        self.reward_index = state.reward_index
-        self.agent_cell = state.agent_cell
-        self.step_count = state.step_count
-        self.start_override = state.start_override
         if state.obs.dtype == np.int32:
             self.obs_i32 = state.obs.reshape(self.num_envs, -1)
             self.final_i32 = state.final_obs.reshape(self.num_envs, -1)
         else:
             self.obs_u8 = state.obs.reshape(self.num_envs, -1)
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
-        self.moves = state.moves
         # An env step is a few ns: 2 threads measured 0.9-1.0x of 1 up to 3,072 envs, faster
         # from 4,096 (bench/README.md, small batches).
-        self.bind_shared(state, self.num_envs, 1, 1, self.num_actions, 4096, True)
+        bind_kernel(self, state, self.num_envs, 1, 1, self.num_actions, 4096, True)
 
     # ------------------------------------------------------------------ reset
 
@@ -401,23 +383,6 @@ cdef class NavKernel(Kernel):
     def step_f64(self, const double[:, ::1] actions):
         """Step every env with float64 continuous actions (N, 2); returns episodes ended or -1."""
         return step_continuous(self, actions)
-
-    # Entry hooks (gridsim/engine/kernel.pxd): the skeleton's loops, compiled for this class.
-
-    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
-        return reset_units(self, mask)
-
-    cdef int run_observe(self) noexcept nogil:
-        return observe_units(self)
-
-    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-        run_job(self, job, lo, hi)
 
     # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi).
 

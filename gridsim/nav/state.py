@@ -12,10 +12,11 @@ import numpy as np
 
 import gridsim.nav._kernel as _kernel
 from gridsim.engine.events import num_fields
-from gridsim.engine.state import BatchState, Field, StateView
+from gridsim.engine.state import BatchState, StateView
 from gridsim.errors import InvalidArgumentError
 from gridsim.nav.alphabet import F_COLLECTIBLE, F_STOCHASTIC, F_TERMINAL, F_WALKABLE, VOID
 from gridsim.nav.api import NAV_EVENTS
+from gridsim.nav.fields import FIELDS as NAV_FIELDS
 from gridsim.nav.level import NavLevel
 
 __all__ = ["ACTION_CODES", "NavState", "OBS_COORDS", "OBS_IMAGE", "OBS_VIEW", "constant_reward_table"]
@@ -87,21 +88,7 @@ class NavState(BatchState):
         max_events: event slots per env and step.
     """
 
-    # The family's own arrays (gridsim.engine.state adds the ones every family has). G maps are stored:
-    # one per env (N) when cells change during an episode, else one per level map (M), shared.
-    # T reward tables: one per env when fixed rewards are drawn per seed, else one per map.
-    FIELDS = (
-        Field("grid", np.uint8, ("G", "C"), "current tile id of every padded cell"),
-        Field("cell_flags", np.uint8, ("G", "C"), "F_* bits of the current tiles"),
-        Field("cell_reward", np.float32, ("T", "P", "C"), "fixed rewards; plane 1: after a cell turns default"),
-        Field("agent_cell", np.int32, ("N",), "the agent's cell"),
-        Field("step_count", np.int32, ("N",), "steps in the current episode"),
-        Field("start_override", np.int32, ("N",), ">= 0: the start cell of the next reset", fill=-1),
-        Field("map_id", np.int32, ("N",), "the level map each env plays", saved=False),
-        Field("grid_index", np.int32, ("N",), "each env's row of grid and cell_flags", saved=False),
-        Field("reward_index", np.int32, ("N",), "each env's row of cell_reward", saved=False),
-        Field("moves", np.int8, ("N",), "scratch: continuous actions as move codes", saved=False),
-    )
+    FIELDS = NAV_FIELDS  # the family's own arrays (gridsim/nav/fields.py)
 
     AXIS_INDEX = {"G": "grid_index", "T": "reward_index"}
     STEP_FIELD = "step_count"

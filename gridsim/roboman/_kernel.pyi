@@ -4,6 +4,7 @@ from typing import final
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 from gridsim.engine.kernel import Kernel
 
@@ -13,8 +14,14 @@ ROBOMAN_GOAL_KINDS: dict[str, int]
 ROBOMAN_RECORD: dict[str, int]
 ROBOMAN_EVENT_IDS: dict[str, int]
 
+FIELDS_DIGEST: str  # of gridsim/roboman/fields.py, the table the field views were generated from
+
+@disjoint_base
+class FieldViews(Kernel):
+    """Typed views of the fields of gridsim/roboman/fields.py (generated at build time)."""
+
 @final
-class RobomanKernel(Kernel):
+class RobomanKernel(FieldViews):
     """The manipulation family's kernel over one ``gridsim.roboman.state.RobomanState``."""
 
     num_envs: int

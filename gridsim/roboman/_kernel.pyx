@@ -24,6 +24,8 @@ ctypedef fused kernel_t:
     RobomanKernel
 
 include "../engine/_skeleton.pxi"
+# FieldViews: the typed views of gridsim/roboman/fields.py (generated at build time).
+include "_fields.pxi"
 
 
 # Observation kinds.
@@ -215,7 +217,7 @@ ctypedef struct RobomanStep:
 
 
 @cython.final
-cdef class RobomanKernel(Kernel):
+cdef class RobomanKernel(FieldViews):
     """The manipulation family's kernel over one :class:`gridsim.roboman.state.RobomanState`."""
 
     # ---- sizes and options ----
@@ -230,19 +232,15 @@ cdef class RobomanKernel(Kernel):
     cdef const int8_t[::1] task_y         # (36,) Y object, -1 for one-object tasks
     cdef const int16_t[::1] task_set      # (K,) task ids an env may draw at reset
 
-    # ---- per-env state (owned by gridsim.roboman.state.RobomanState; the key, the episode stream
-    # and reseed (no per-seed tables here) in Kernel); -1 means None ----
-    cdef int8_t[:, ::1] record            # (N, R_SIZE) agent, objects, links, held, task (layout above)
-    cdef int64_t[::1] timer               # (N,) steps in this episode
-    cdef int16_t[::1] task_slot           # (N,) index of the task in task_set
+    # ---- per-env state: the typed views of FieldViews (gridsim/roboman/fields.py: the record, layout
+    # above, the timer, the task slot, the action masks); the key, the episode stream and reseed (no
+    # per-seed tables here) in Kernel; -1 means None ----
 
     # ---- outputs ----
     cdef float[:, ::1] obs_f32            # (N, obs_size) vector observations
     cdef uint8_t[:, ::1] obs_u8           # (N, 196) grid observations
     cdef float[:, ::1] final_f32
     cdef uint8_t[:, ::1] final_u8
-    cdef int8_t[:, ::1] action_mask       # (N, 7) 1 = masked out
-    cdef int8_t[:, ::1] final_action_mask # (N, 7) SAME_STEP: the mask of the final state
 
     def __init__(self, state):
         self.num_envs = state.num_envs
@@ -256,19 +254,14 @@ cdef class RobomanKernel(Kernel):
         self.task_x = state.task_x
         self.task_y = state.task_y
         self.task_set = state.task_set
-        self.record = state.record
-        self.timer = state.timer
-        self.task_slot = state.task_slot
         if self.obs_kind == ROBO_OBS_VECTOR:
             self.obs_f32 = state.obs
             self.final_f32 = state.final_obs
         else:
             self.obs_u8 = state.obs.reshape(self.num_envs, -1)
             self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
-        self.action_mask = state.action_mask
-        self.final_action_mask = state.final_action_mask
         # 2 threads measured slower than 1 up to 512 envs, faster from 1,024 (bench/README.md).
-        self.bind_shared(state, self.num_envs, 1, 1, 7, 1024, True)
+        bind_kernel(self, state, self.num_envs, 1, 1, 7, 1024, True)
         # A bad action and a pending reset are reported in env order (the lowest env's first).
         self.errors_in_env_order = True
 
@@ -364,23 +357,6 @@ cdef class RobomanKernel(Kernel):
             self.obs_u8 = obs.reshape(self.num_envs, -1)
 
     # ------------------------------------------------------------------ step
-    # Entry hooks (gridsim/engine/kernel.pxd): the skeleton's loops, compiled for this class.
-
-    cdef int run_reset(self, const uint8_t* mask) noexcept nogil:
-        return reset_units(self, mask)
-
-    cdef int run_observe(self) noexcept nogil:
-        return observe_units(self)
-
-    cdef Py_ssize_t run_step_i64(self, const int64_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef Py_ssize_t run_step_i32(self, const int32_t* actions, Py_ssize_t n) noexcept nogil:
-        return step_units(self, actions, n, self.num_choices)
-
-    cdef void run_chunk(self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
-        run_job(self, job, lo, hi)
-
     # Per-unit hooks of the step skeleton (gridsim/engine/_skeleton.pxi); a step is truncated
     # where the timer reaches the episode's limit.
 

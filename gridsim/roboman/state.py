@@ -8,8 +8,9 @@ import numpy as np
 
 import gridsim.roboman._kernel as _kernel
 from gridsim.engine.events import num_fields
-from gridsim.engine.state import BatchState, Field, StateView
+from gridsim.engine.state import BatchState, StateView
 from gridsim.roboman.api import ROBOMAN_EVENTS
+from gridsim.roboman.fields import FIELDS as ROBOMAN_FIELDS
 from gridsim.roboman.tasks import TASKS
 
 __all__ = ["RobomanState"]
@@ -33,18 +34,7 @@ class RobomanState(BatchState):
         max_events: event slots per env and step.
     """
 
-    # The family's own arrays (gridsim.engine.state adds the ones every family has).
-    FIELDS = (
-        # One 16-byte record per env, so the kernel moves an env with one copy; the named
-        # fields (agent, obj_pos, ...) are views into it (layout: R_* in roboman/_kernel.pyx).
-        Field("record", np.int8, ("N", _kernel.ROBOMAN_RECORD["SIZE"]), "agent, objects, links, held, task",
-              fill=-1),
-        Field("timer", np.int64, ("N",), "steps in this episode"),
-        Field("task_slot", np.int16, ("N",), "the env's task: its index in task_set"),
-        Field("action_mask", np.int8, ("N", 7), "1 = the action changes nothing (masked out)"),
-        Field("final_action_mask", np.int8, ("N", 7), "SAME_STEP: the mask of the final state"),
-        Field("stat_success", np.bool_, ("N",), "the episode that ended was terminated (solved)"),
-    )
+    FIELDS = ROBOMAN_FIELDS  # the family's own arrays (gridsim/roboman/fields.py)
 
     # int64 in the kernel, saturating at 2**31 - 1 like every family's count (BatchState.STEP_MAX).
     STEP_FIELD = "timer"
@@ -79,7 +69,7 @@ class RobomanState(BatchState):
         # ---- per-env state
         self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=np.float32 if obs_kind == 0 else np.uint8,
                       max_steps=self.max_steps, events=events, max_events=max_events,
-                      num_event_fields=num_fields(ROBOMAN_EVENTS), N=N)
+                      num_event_fields=num_fields(ROBOMAN_EVENTS), N=N, S=_kernel.ROBOMAN_RECORD["SIZE"])
         # Named views of the record, at the kernel's offsets (R_* in roboman/_kernel.pyx).
         r = _kernel.ROBOMAN_RECORD
         self.agent = self.record[:, r["AX"] : r["AX"] + 2]  # (N, 2) (x, y)

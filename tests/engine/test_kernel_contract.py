@@ -11,7 +11,7 @@ from gridsim.engine.kernel import Kernel
 
 
 class Incomplete(Kernel):
-    """A kernel of no family: Python cannot override the cdef entry hooks, so it has the base's."""
+    """A kernel of no family: nothing binds its entry hooks (the skeleton's bind_kernel does), so it has the base's."""
 
 
 def kernel_class(env_id: str) -> type:

@@ -1,0 +1,26 @@
+"""The MiniGrid family's field table: its own arrays of a batch state (``gridsim.minigrid.state.MinigridState``).
+
+Abbreviations: U envs, H x W the grid, T the generator's task slots (the kernel's
+``MINIGRID_TASK_SLOTS``). Cells hold Minigrid's own encoding (``MinigridState`` says how).
+"""
+
+import numpy as np
+
+from gridsim.engine.fields import SUCCESS_FIELD, Field
+
+FIELDS = (
+    Field("grid", np.uint8, ("U", "H", "W", 4), "cells: (object, colour, state, contents) of (x, y) at [y, x]"),
+    Field("agent", np.int32, ("U", 3), "agent x, y and direction (0 right, 1 down, 2 left, 3 up)"),
+    Field("carrying", np.uint8, ("U", 4), "the carried object as a cell ((1, 0, 0, 0): nothing)"),
+    Field("step_count", np.int32, ("U",), "steps in this episode"),
+    Field("mission", np.int16, ("U",), "the mission: its index in the id's missions"),
+    Field("task", np.int16, ("U", "T"), "the generator's own episode data"),
+    Field("bitgen", np.uint64, ("U", 6), "numpy's PCG64 state (gridsim.minigrid.rng)"),
+    Field("failed", np.bool_, ("U",), "scratch: the last generation ran out of tries", saved=False),
+    Field("obs_dir", np.int64, ("U",), "the observation's direction"),
+    Field("obs_mission", np.int16, ("U",), "the observation's mission index"),
+    Field("final_dir", np.int64, ("U",), "SAME_STEP: the final observation's direction"),
+    Field("final_mission", np.int16, ("U",), "SAME_STEP: the final observation's mission index"),
+    SUCCESS_FIELD,
+)
+
