@@ -177,7 +177,7 @@ def batch_action_masks(envs) -> np.ndarray:
     The env's own ``action_masks()`` where its family has one (gridroboman), else all True
     (every action is legal in the other families). The width is :func:`action_mask_width`.
     """
-    check_open = getattr(envs, "_check_open", None)
+    check_open = getattr(envs, "check_open", None)
     if check_open is not None:
         check_open()
     own = getattr(envs, "action_masks", None)
@@ -357,7 +357,7 @@ class GridVectorEnv(VectorEnv):
     @num_threads.setter
     @synchronized
     def num_threads(self, value: int | str) -> None:
-        self._check_open()
+        self.check_open()
         count = parse_num_threads(value)
         # The setting reads back as asked: "auto" stays "auto", other values are the count.
         auto = isinstance(value, str) and value.strip().lower() == "auto"
@@ -405,7 +405,7 @@ class GridVectorEnv(VectorEnv):
                 the wrong length, a bad ``reset_mask`` or an unknown or bad option.
             ArgumentTypeError: ``seed``, ``options`` or ``reset_mask`` of the wrong type.
         """
-        self._check_open()
+        self.check_open()
         options = {} if options is None else options
         if not isinstance(options, Mapping):
             raise ArgumentTypeError(f"options must be a dict or None, got {type(options).__name__}")
@@ -413,12 +413,11 @@ class GridVectorEnv(VectorEnv):
         seeds = self._parse_seed(seed)
         family_options = {k: v for k, v in options.items() if k != "reset_mask"}
         writes = self._reset_option_writes(mask, family_options)
-        unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
-        writes += self._seed_writes(unit_mask, unit_seeds)
+        unit_mask, seed_writes = self.seed_writes(mask, seeds)
+        writes += seed_writes
         calls = self._seeding_calls(int(seed)) if isinstance(seed, numbers.Integral) else []
-        self._own_obs()  # rows not reset keep their observation
-        calls += [(self.kernel.reset, (unit_mask.view(np.uint8),)), (setattr, (self, "_was_reset", True))]
-        _core.commit(writes, calls)  # all or nothing, also under KeyboardInterrupt
+        calls.append((self.kernel.reset, (unit_mask.view(np.uint8),)))
+        self.commit(writes, calls)  # all or nothing, also under KeyboardInterrupt; rows not reset keep their obs
         obs = self._output(self.state.obs)
         return obs, self._reset_infos(mask)
 
@@ -480,11 +479,15 @@ class GridVectorEnv(VectorEnv):
             return out
         raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
 
-    def _seed_writes(self, mask: np.ndarray, seeds: np.ndarray | None) -> list:
-        """The writes (for ``_core.commit``) of new keys for seeded envs (episode 0), the next episode for the others.
+    @synchronized
+    def seed_writes(self, mask: np.ndarray, seeds: np.ndarray | None) -> tuple[np.ndarray, list]:
+        """What reseeding the rows of ``mask`` writes: the mask of their worlds, and the writes for :meth:`commit`.
 
-        ``seeds`` is None or one entry per unit (as from :meth:`_parse_seed`). Nothing is written here.
+        ``seeds`` is None or one entry per row (as from :meth:`_parse_seed`). A seeded world gets
+        new keys and episode 0, the others their next episode (a world never seeded draws its seed
+        from OS entropy). Nothing is written here.
         """
+        mask, seeds = self._rows_to_units(mask, seeds)
         st = self.state
         idx = np.flatnonzero(mask)
         given = np.full(len(idx), None, dtype=object) if seeds is None else seeds[idx]
@@ -503,7 +506,7 @@ class GridVectorEnv(VectorEnv):
             writes += [(st.key, idx, self._derive_keys(given)), (st.episode, idx, np.zeros(n, st.episode.dtype)),
                        (st.reseed, idx, np.ones(n, np.bool_)), (st.seeded, idx, np.ones(n, np.bool_)),
                        (st.seeds, idx, given.astype(object))]  # Python ints
-        return writes
+        return mask, writes
 
     def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
         """The per-world keys of ``seeds`` (``gridsim.engine.rng.derive_keys``), in the kernel where they fit."""
@@ -543,7 +546,7 @@ class GridVectorEnv(VectorEnv):
         lock.acquire()
         try:
             if not self._was_reset:  # also False once closed
-                self._check_open()
+                self.check_open()
                 raise gym.error.ResetNeeded("call reset() before step()")
             st = self.state
             if self._fresh_obs:
@@ -587,13 +590,6 @@ class GridVectorEnv(VectorEnv):
     # Whether the kernel writes every row's observation on every step (not true of images
     # that are kept up to date cell by cell).
     obs_rewritten_every_step = True
-
-    def _own_obs(self):
-        """Point the kernel back at the internal observation buffer, rebuilt from the state."""
-        if self._obs_external:
-            self.kernel.bind_obs(self.state.obs)
-            self.kernel.observe()
-            self._obs_external = False
 
     def _step_infos(self, infos: dict):
         """Family hook: the infos of every step (for example action masks)."""
@@ -699,13 +695,86 @@ class GridVectorEnv(VectorEnv):
             obs = obs.astype(self.obs_dtype)
         return obs
 
-    # ----------------------------------------------------------- state access
+    # ------------------------------------------- what the env's parts use (state I/O, level API)
 
-    def _index(self, index: int) -> int:
+    @synchronized
+    def check_open(self) -> None:
+        """Raise :class:`gridsim.ClosedEnvError` if the env is closed."""
+        if self.closed:
+            raise ClosedEnvError(_closed_message(self))
+
+    @synchronized
+    def row_index(self, index: int) -> int:
         """A row index (negative counts from the end) checked against ``num_envs``."""
         if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
             raise EnvIndexError(f"env index {index!r} out of range for {self.num_envs} envs")
         return int(index) % self.num_envs
+
+    @property
+    def row_units(self) -> np.ndarray:
+        """(N,) the simulated world of each row (rows and worlds coincide except in agent-rows views)."""
+        return np.arange(self.num_envs)
+
+    @property
+    @synchronized
+    def started(self) -> bool:
+        """Whether the batch may step: it was reset, started or given a state, and is not closed."""
+        return self._was_reset
+
+    @property
+    @synchronized
+    def num_threads_setting(self) -> int | str:
+        """:attr:`num_threads` as it was set: ``"auto"`` or the count."""
+        return self._num_threads_setting
+
+    @synchronized
+    def sync_obs(self) -> None:
+        """Point the kernel back at the state's observation buffer, rewritten from the state.
+
+        ``step`` may have had the kernel write a fresh array instead; call this before reading
+        ``state.obs`` or writing the state outside ``reset`` and ``step``.
+        """
+        if self._obs_external:
+            self.kernel.bind_obs(self.state.obs)
+            self.kernel.observe()
+            self._obs_external = False
+
+    @synchronized
+    def commit(self, writes: list, calls: Sequence[tuple[Callable[..., Any], tuple]] = ()) -> None:
+        """Write ``writes`` and make ``calls`` all at once (``gridsim._core.commit``); the batch may step after it.
+
+        Every state write ends here (a reset, a start, a loaded or injected state): also under
+        ``KeyboardInterrupt`` the batch is all old or all new. ``calls`` are compiled ``(function,
+        args)`` pairs, so that no Python line runs between the writes.
+        """
+        self.sync_obs()
+        _core.commit(writes, [*calls, (setattr, (self, "_was_reset", True))])
+
+    @synchronized
+    def row_obs(self, row: int):
+        """Row ``row``'s observation, as ``reset`` and ``step`` return it."""
+        return self._output(self.state.obs[row], row)
+
+    @synchronized
+    def step_without_autoreset(self, actions) -> None:
+        """One kernel step of every env with autoreset off; the outputs stay in the state.
+
+        The actions are checked and converted as ``step`` does; an error of the kernel's raises
+        (no env was stepped).
+        """
+        self.sync_obs()
+        k = self.kernel
+        mode = k.autoreset_mode
+        k.autoreset_mode = _core.AUTORESET_DISABLED
+        try:
+            actions, fn = self._coerce_actions(actions)
+            n_done = fn(actions)
+        finally:
+            k.autoreset_mode = mode
+        if n_done < 0:
+            raise self._kernel_error(actions)
+
+    # ----------------------------------------------------------- state access
 
     @synchronized
     def state_dict(self) -> dict[str, Any]:
@@ -717,9 +786,9 @@ class GridVectorEnv(VectorEnv):
         ``max_steps``, ``format_version`` and ``env_class``. ``numpy.savez`` writes it without
         pickling; :func:`gridsim.save_checkpoint` writes it to a file atomically.
         """
-        self._check_open()
+        self.check_open()
         st = self.state
-        self._own_obs()
+        self.sync_obs()
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
         out["seeds"], out["has_seed"] = encode_seeds(st.seeds)
         out["num_envs"] = self.num_envs
@@ -750,7 +819,7 @@ class GridVectorEnv(VectorEnv):
                 missing, has the wrong shape or dtype, or holds a value outside its allowed range
                 (the message names the field, the env and the range).
         """
-        self._check_open()
+        self.check_open()
         st = self.state
         source = StateSource(state)
         self._check_origin(source)
@@ -778,7 +847,6 @@ class GridVectorEnv(VectorEnv):
         the new one, never a mix.
         """
         st = self.state
-        self._own_obs()
         static = st.static_fields()
         writes: list = [(getattr(st, name), np.ascontiguousarray(arrays[name], getattr(st, name).dtype))
                         for name in st.DYNAMIC if name not in static]
@@ -786,8 +854,8 @@ class GridVectorEnv(VectorEnv):
         new_seeds[:] = seeds  # an object array takes the list as it is
         writes.append((st.seeds, new_seeds))
         calls: list = [] if max_steps is None else [(setattr, (self.kernel, "max_steps", max_steps))]
-        calls += [(self.kernel.sync_outputs, ()), (setattr, (self, "_was_reset", True))]
-        _core.commit(writes, calls)
+        calls.append((self.kernel.sync_outputs, ()))
+        self.commit(writes, calls)
 
     def _check_origin(self, source: StateSource):
         """A state's ``format_version`` and ``env_class``, where it has them (earlier dicts have neither)."""
@@ -840,11 +908,8 @@ class GridVectorEnv(VectorEnv):
         writes = st.unit_writes(view)
         if hasattr(st, "event_count"):  # a state write starts from no pending events
             writes.append((st.event_count, np.array([unit], np.intp), np.zeros(1, st.event_count.dtype)))
-        self._own_obs()
-        calls = [*after_write, (self.kernel.observe, ()),
-                 (setattr, (self, "_was_reset", True))]  # an injected state is a valid place to step from
-        _core.commit(writes, calls)
-        return self._output(st.obs[row], row)
+        self.commit(writes, [*after_write, (self.kernel.observe, ())])  # a valid place to step from
+        return self.row_obs(row)
 
     def _loaded_seeds(self, source: StateSource) -> list | np.ndarray:
         """A state's seeds, one per world (None: never seeded), from uint64 words and a mask or from a list."""
@@ -912,7 +977,7 @@ class GridVectorEnv(VectorEnv):
     @synchronized
     def render(self) -> tuple[Any, ...] | None:
         """``rgb_array``: a tuple of N uint8 frames; ``ansi``: a tuple of N strings; ``human``: a window of env 0."""
-        self._check_open()
+        self.check_open()
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode= at construction")
             return None
@@ -955,10 +1020,6 @@ class GridVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ close
 
-    def _check_open(self):
-        if self.closed:
-            raise ClosedEnvError(_closed_message(self))
-
     @synchronized
     def close(self, **kwargs):
         """Close the env (idempotent): every later call raises :class:`gridsim.ClosedEnvError`."""
@@ -994,7 +1055,7 @@ class GridVectorEnv(VectorEnv):
         The copy is an independent env that continues bit-identically; the kernel itself
         does not pickle.
         """
-        self._check_open()
+        self.check_open()
         attrs = {k: self.__dict__[k] for k in self._PICKLED_ATTRS if k in self.__dict__}
         attrs["num_threads"] = self._num_threads_setting
         return _restore_vector_env, (type(self), dict(self.init_args), self.state_dict(), attrs)

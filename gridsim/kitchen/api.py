@@ -52,12 +52,6 @@ class KitchenApi(LevelApi):
         def get_state(self, index: int = 0) -> dict[str, Any]:
             """The state dict of row ``index``."""
 
-    @property
-    def row_units(self) -> np.ndarray:
-        """(N,) the kitchen of each row."""
-        rows = np.arange(self.num_envs)
-        return rows // self.num_agents if self.agent_rows else rows
-
     def _observation_entries(self) -> dict[str, ObservationEntry]:
         st = self.state
         units = self.row_units

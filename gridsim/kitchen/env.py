@@ -233,8 +233,14 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
 
     # ------------------------------------------------------------- state access
 
+    @property
+    def row_units(self) -> np.ndarray:
+        """(N,) the kitchen of each row."""
+        rows = np.arange(self.num_envs)
+        return rows // self.num_agents if self.agent_rows else rows
+
     def _kitchen(self, index: int) -> int:
-        row = self._index(index)
+        row = self.row_index(index)
         return row // self.num_agents if self.agent_rows else row
 
     @synchronized
@@ -244,7 +250,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         ``{"t": int, "agents": [{"pos": (x, y), "held": full name or None}], "items": {(x, y):
         full name}, "delivered": {(x, y): [full names]}}``.
         """
-        self._check_open()
+        self.check_open()
         k = self._kitchen(index)
         st = self.state
         names = self.level.tables.item_names
@@ -277,11 +283,11 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         Raises:
             InvalidStateError: a value of the wrong type, or one the kitchen cannot be in (nothing is changed).
         """
-        self._check_open()
+        self.check_open()
         k = self._kitchen(index)
         st, tables = self.state, self.level.tables
         W, H = self.level.width, self.level.height
-        v = self._unit_view(k, self._index(index))
+        v = self._unit_view(k, self.row_index(index))
 
         def cell(xy, field, what):
             ok = isinstance(xy, (tuple, list)) and len(xy) == 2 and all(

@@ -58,24 +58,34 @@ class LevelApi:
         state: Any
         kernel: Any
         single_action_space: gym.Space
-        _num_threads_setting: int | str
-        _was_reset: bool
+        started: bool
 
-        def _check_open(self) -> None: ...
-        def _index(self, index: int) -> int: ...
-        def _own_obs(self) -> None: ...
-        def _coerce_actions(self, actions: Any) -> np.ndarray: ...
-        def _kernel_error(self, actions: Any) -> Exception: ...
+        @property
+        def row_units(self) -> np.ndarray:
+            """GridVectorEnv.row_units."""
+        num_threads_setting: int | str
+
+        def check_open(self) -> None:
+            """GridVectorEnv.check_open."""
+
+        def row_index(self, index: int) -> int:
+            """GridVectorEnv.row_index."""
+
+        def sync_obs(self) -> None:
+            """GridVectorEnv.sync_obs."""
+
+        def commit(self, writes: list, calls: Sequence[tuple[Callable[..., Any], tuple]] = ()) -> None:
+            """GridVectorEnv.commit."""
+
+        def seed_writes(self, mask: np.ndarray, seeds: Any) -> tuple[np.ndarray, list]:
+            """GridVectorEnv.seed_writes."""
+
+        def step_without_autoreset(self, actions: Any) -> None:
+            """GridVectorEnv.step_without_autoreset."""
+
         def _clear_events(self, unit: int) -> None: ...
-        def _rows_to_units(self, mask: np.ndarray, seeds: Any) -> tuple[np.ndarray, Any]: ...
-        def _seed_writes(self, mask: np.ndarray, seeds: Any) -> list: ...
 
     # ------------------------------------------------------------------ units
-
-    @property
-    def row_units(self) -> np.ndarray:
-        """(N,) the simulated world of each row (rows and worlds coincide except in agent-rows views)."""
-        return np.arange(self.num_envs)
 
     def _rows_of(self, index) -> np.ndarray:
         """A bool (N,) row mask from None (all), an int, a sequence of ints or a bool mask."""
@@ -84,7 +94,7 @@ class LevelApi:
             return np.ones(N, np.bool_)
         if isinstance(index, (numbers.Integral, np.integer)) and not isinstance(index, bool):
             mask = np.zeros(N, np.bool_)
-            mask[self._index(int(index))] = True
+            mask[self.row_index(int(index))] = True
             return mask
         arr = np.asarray(index)
         if arr.dtype == np.bool_:
@@ -98,7 +108,7 @@ class LevelApi:
                 f"index must be None, an int, a non-empty list of ints or a bool mask, got {index!r}")
         mask = np.zeros(N, np.bool_)
         for i in arr:
-            mask[self._index(int(i))] = True
+            mask[self.row_index(int(i))] = True
         return mask
 
     # ------------------------------------------------------------------ specs
@@ -120,13 +130,13 @@ class LevelApi:
             RuntimeError: before the first reset.
             NameNotFoundError: an unknown name (a ``KeyError``).
         """
-        self._check_open()
-        if not self._was_reset:
+        self.check_open()
+        if not self.started:
             raise RuntimeError("the environment is not started: call reset() or start() first")
         entries = self._observation_entries()
         if not isinstance(name, str) or name not in entries:
             raise NameNotFoundError(f"no observation {name!r}; this env has {list(entries)}")
-        self._own_obs()
+        self.sync_obs()
         return entries[name][1]()
 
     def discrete_action_spec(self) -> list[ActionSpec]:
@@ -155,10 +165,10 @@ class LevelApi:
         Reading never clears them; the next step, advance, start or reset does. Empty unless
         the env was made with ``events=True``.
         """
-        self._check_open()
+        self.check_open()
         from gridsim.engine.events import decode_events
 
-        unit = int(self.row_units[self._index(index)])
+        unit = int(self.row_units[self.row_index(index)])
         return decode_events(self.state, self.EVENT_SPECS, unit)
 
     @synchronized
@@ -168,7 +178,7 @@ class LevelApi:
         ``env`` int32 (E,), ``type`` int16 (E,) (1-based index into :meth:`event_spec`),
         ``payload`` int32 (E, K) padded with -1.
         """
-        self._check_open()
+        self.check_open()
         from gridsim.engine.events import batch_events
 
         per_unit = batch_events(self.state, self.EVENT_SPECS)
@@ -193,7 +203,7 @@ class LevelApi:
         without playing the episodes before it. Seeds are below ``2**128``; the start happens
         completely or not at all, also under ``KeyboardInterrupt``.
         """
-        self._check_open()
+        self.check_open()
         last = np.iinfo(self.state.episode.dtype).max
         if isinstance(episode, bool) or not isinstance(episode, numbers.Integral) or not 0 <= episode <= last:
             raise InvalidArgumentError(f"episode must be an integer in 0..{last}, got {episode!r}")
@@ -219,14 +229,11 @@ class LevelApi:
         seeds = np.full(self.num_envs, None, dtype=object)
         for i, s in zip(rows, chosen, strict=True):
             seeds[i] = int(s)
-        unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
+        unit_mask, writes = self.seed_writes(mask, seeds)  # new keys, episode 0 ...
         units = np.flatnonzero(unit_mask)
-        writes = self._seed_writes(unit_mask, unit_seeds)  # new keys, episode 0 ...
         episode_dtype = self.state.episode.dtype
         writes.append((self.state.episode, units, np.full(len(units), episode, episode_dtype)))  # ... then this one
-        self._own_obs()
-        _core.commit(writes, [(self.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),)),
-                              (setattr, (self, "_was_reset", True))])
+        self.commit(writes, [(self.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),))])
 
     @synchronized
     def advance(self, discrete=None, continuous=None, text=None) -> tuple[np.ndarray, np.ndarray]:
@@ -242,8 +249,8 @@ class LevelApi:
             RuntimeError: before the first start/reset, or for an env whose episode ended
                 (``start`` it, or ``reset`` it, first).
         """
-        self._check_open()
-        if not self._was_reset:
+        self.check_open()
+        if not self.started:
             raise RuntimeError("the environment is not started: call start() or reset() first")
         if text is not None:
             self._text_actions(text)
@@ -252,17 +259,7 @@ class LevelApi:
         if ended.any():
             i = int(np.flatnonzero(ended)[0])
             raise RuntimeError(f"env {i}'s episode ended: call start() (or reset) before advancing it")
-        self._own_obs()
-        k = self.kernel
-        mode = k.autoreset_mode
-        k.autoreset_mode = _core.AUTORESET_DISABLED
-        try:
-            actions, fn = self._coerce_actions(actions)
-            n_done = fn(actions)
-        finally:
-            k.autoreset_mode = mode
-        if n_done < 0:
-            raise self._kernel_error(actions)
+        self.step_without_autoreset(actions)
         st = self.state
         return ~(st.terminated | st.truncated), st.rewards.copy()
 
@@ -303,7 +300,7 @@ class LevelApi:
     @synchronized
     def status(self) -> np.ndarray:
         """Every env's :class:`EnvironmentStatus` as an int8 (N,) array (RUNNING, TERMINATED, INTERRUPTED)."""
-        self._check_open()
+        self.check_open()
         st = self.state
         ended = st.needs_reset[self.row_units]
         out = np.full(self.num_envs, EnvironmentStatus.RUNNING, np.int8)
@@ -390,7 +387,7 @@ class LevelApi:
             raise property_error(PropertyResult.INVALID_ARGUMENT,
                                  f"property {key!r} is per env: pass index= (num_envs={self.num_envs})")
         try:
-            return self._index(index)
+            return self.row_index(index)
         except IndexError as e:
             raise property_error(PropertyResult.INVALID_ARGUMENT, str(e)) from None
 
@@ -403,7 +400,7 @@ class LevelApi:
             PermissionError: the key only groups others (``.code`` PERMISSION_DENIED).
             ValueError: a per-env key without a valid index (``.code`` INVALID_ARGUMENT).
         """
-        self._check_open()
+        self.check_open()
         prop = self.properties.entry(key, PropertyAttribute.READABLE)
         return prop.get(self._row(key, prop, index))
 
@@ -421,7 +418,7 @@ class LevelApi:
             InvalidStateError: a state value outside the family's invariants (a ValueError; INVALID_ARGUMENT);
                 nothing is written.
         """
-        self._check_open()
+        self.check_open()
         prop = self.properties.entry(key, PropertyAttribute.WRITABLE)
         if not isinstance(value, str):
             raise property_error(PropertyResult.INVALID_ARGUMENT,
@@ -448,7 +445,7 @@ class LevelApi:
             KeyError: no such key (NOT_FOUND).
             PermissionError: the key has nothing under it (PERMISSION_DENIED).
         """
-        self._check_open()
+        self.check_open()
         if isinstance(key, str) and key == "":
             return self.properties.children("")
         self.properties.lookup(key, PropertyAttribute.LISTABLE)
@@ -503,7 +500,7 @@ class LevelApi:
         return None if limit <= 0 else limit
 
     def _setting_num_threads(self):
-        return self._num_threads_setting
+        return self.num_threads_setting
 
     def _write_setting(self, key: str, text: str):
         """Apply a written setting (``max_steps`` at each env's next reset, ``num_threads`` from the next call)."""

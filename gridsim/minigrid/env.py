@@ -303,8 +303,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         "step_count": int, "mission": str, "task": tuple of the generator's ints,
         "bit_generator": numpy.random.PCG64().state's dict}``.
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
         cells = st.grid[i].transpose(1, 0, 2)  # (W, H, 4)
         carried = st.carrying[i]
@@ -331,8 +331,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         Raises:
             InvalidStateError: a value of the wrong type, shape or range (nothing is changed).
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         v = self._unit_view(i)
         _put_state(v, state, i, self)
         v["needs_reset"][0] = False

@@ -314,8 +314,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         ``needs_reset`` (the episode ended and a reset is pending). The fixed-reward
         table follows from ``key`` (drawn again when a key is injected).
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
         chars = self.level.alphabet.chars
         tiles = st.tiles_of(i)
@@ -348,8 +348,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             InvalidStateError: a key is unknown or a value breaks the family's invariants
                 (nothing is changed).
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
         if not isinstance(state, Mapping):
             raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
@@ -423,7 +423,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         """
         cell_px = check_cell_px(cell_px, RENDER_CELL_PX, self.level.height, self.level.width)
         out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
-        i = self._index(index)
+        i = self.row_index(index)
         self.kernel.render_rgb(i, out, cell_px)
         st = self.state
         row, col = (int(v) for v in st.cell_rc[st.agent_cell[i]])

@@ -232,7 +232,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     @synchronized
     def get_task(self, index: int = 0) -> str:
         """The name of env ``index``'s current task."""
-        return TASKS[int(self.state.task[self._index(index)])].name
+        return TASKS[int(self.state.task[self.row_index(index)])].name
 
     # ------------------------------------------------------------ state access
 
@@ -243,8 +243,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         ``{"agent_pos": (x, y), "objs": [{"x", "y", "obj_above", "obj_below"} x 3],
         "lifted_obj_idx": None or 0..2, "timer": int}``, objects in the order red, green, blue.
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
 
         def link(v):
@@ -274,8 +274,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         Raises:
             InvalidStateError: a value of the wrong type or out of range (nothing is changed).
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         v = self._unit_view(i)
         _put_state(v, state, i)
         v["needs_reset"][0] = False
