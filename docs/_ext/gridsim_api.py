@@ -63,6 +63,8 @@ MODULES = [
     "gridsim.levels.lookup",
     "gridsim.engine",
     "gridsim.engine.vector",
+    "gridsim.engine.parts",
+    "gridsim.engine.stateio",
     "gridsim.engine.single",
     "gridsim.engine.state",
     "gridsim.engine.statefile",

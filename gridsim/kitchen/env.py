@@ -287,7 +287,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         k = self._kitchen(index)
         st, tables = self.state, self.level.tables
         W, H = self.level.width, self.level.height
-        v = self._unit_view(k, self.row_index(index))
+        v = self.state_io.unit_view(k, self.row_index(index))
 
         def cell(xy, field, what):
             ok = isinstance(xy, (tuple, list)) and len(xy) == 2 and all(
@@ -333,7 +333,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         v["delivered_bits"][0], v["solved"][0] = bits[0], solved[0]
         v.put_int("t", state.get("t", 0))
         v["needs_reset"][0] = False
-        return self._commit_state(v, k, k * self.num_agents if self.agent_rows else k), {}
+        return self.state_io.commit_view(v, k, k * self.num_agents if self.agent_rows else k), {}
 
     # ------------------------------------------------------------------ render
 

@@ -20,6 +20,7 @@ from gridsim.engine.locking import synchronized
 from gridsim.engine.rng import SEED_BOUND, entropy_seed
 from gridsim.engine.settings import Setting, check_max_steps, format_value
 from gridsim.engine.state import brief
+from gridsim.engine.stateio import StateIO
 from gridsim.errors import (
     ArgumentTypeError,
     InvalidActionError,
@@ -83,7 +84,7 @@ class LevelApi:
         def step_without_autoreset(self, actions: Any) -> None:
             """GridVectorEnv.step_without_autoreset."""
 
-        def _clear_events(self, unit: int) -> None: ...
+        state_io: StateIO
 
     # ------------------------------------------------------------------ units
 
@@ -295,7 +296,7 @@ class LevelApi:
             if hook is None:
                 raise InvalidArgumentError("this level takes no text actions (its text_action_spec() is empty)")
             hook(self, i, str(t))
-            self._clear_events(int(self.row_units[i]))
+            self.state_io.clear_events(int(self.row_units[i]))
 
     @synchronized
     def status(self) -> np.ndarray:
@@ -435,7 +436,7 @@ class LevelApi:
                 raise
             raise property_error(PropertyResult.INVALID_ARGUMENT, f"cannot write {value!r} to {key!r}: {e}") from None
         if row is not None:
-            self._clear_events(int(self.row_units[row]))
+            self.state_io.clear_events(int(self.row_units[row]))
 
     @synchronized
     def list_property(self, key: str, index: int | None = None) -> list[tuple[str, PropertyAttribute]]:

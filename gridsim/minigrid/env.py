@@ -333,10 +333,10 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         """
         self.check_open()
         i = self.row_index(index)
-        v = self._unit_view(i)
+        v = self.state_io.unit_view(i)
         _put_state(v, state, i, self)
         v["needs_reset"][0] = False
-        obs = self._commit_state(v, i, i)
+        obs = self.state_io.commit_view(v, i, i)
         return obs, {}
 
     # ------------------------------------------------------------------ render

@@ -356,7 +356,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         unknown = set(state) - self.STATE_KEYS
         if unknown:
             raise InvalidStateError(f"unknown state keys {sorted(unknown)}; known: {sorted(self.STATE_KEYS)}", env=i)
-        v = self._unit_view(i)
+        v = self.state_io.unit_view(i)
         if "tiles" in state:
             P, H, W = st.pad, st.height, st.width
             grid = v["grid"].reshape(H + 2 * P, st.row_stride)
@@ -383,7 +383,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             v.put_bool("needs_reset", state["needs_reset"])
         # Fixed rewards belong to the key.
         redraw = [(self.kernel.redraw_table, (i,))] if "key" in state else []
-        return self._commit_state(v, i, i, after_write=redraw), {}
+        return self.state_io.commit_view(v, i, i, after_write=redraw), {}
 
     def _parse_pos(self, pos, i: int) -> tuple[int, int]:
         """A ``pos`` value as (row, col) inside the map."""
