@@ -65,6 +65,7 @@ MODULES = [
     "gridsim.engine.vector",
     "gridsim.engine.parts",
     "gridsim.engine.stateio",
+    "gridsim.engine.rendering",
     "gridsim.engine.single",
     "gridsim.engine.state",
     "gridsim.engine.statefile",

@@ -23,6 +23,7 @@ from gymnasium.vector.utils import batch_space
 import gridsim._core as _core
 from gridsim.engine.locking import new_lock, synchronized
 from gridsim.engine.parts import Delegate
+from gridsim.engine.rendering import Renderer
 from gridsim.engine.rng import SEED_BOUND, derive_keys, entropy_seed
 from gridsim.engine.settings import as_flag, check_max_steps, settings_table
 from gridsim.engine.state import brief
@@ -255,10 +256,11 @@ class GridVectorEnv(VectorEnv):
     max_events_per_step: int
     info_events: bool
     kernel_autoreset: int
-    _window: Any  # the pygame window of render_mode="human", once opened
     _was_reset: bool
     _lock: threading.RLock  # held by every call that reads or writes the kernel or the state
-    state_io: StateIO  # its parts, made with it (gridsim.engine.parts)
+    # Its parts, made with it (gridsim.engine.parts).
+    state_io: StateIO
+    renderer: Renderer
     _num_threads: int
     _num_threads_setting: int | str
     _fresh_obs: bool
@@ -290,6 +292,7 @@ class GridVectorEnv(VectorEnv):
         self._lock = new_lock()
         # Its parts, which hold its lock too (a copy builds its own).
         self.state_io = StateIO(self, self._lock)
+        self.renderer = Renderer(self, self._lock)
         return self
 
     def __init__(
@@ -342,7 +345,6 @@ class GridVectorEnv(VectorEnv):
             "render_modes": list(render_modes),
             "render_fps": render_fps,
         }
-        self._window = None
         self._was_reset = False
         # With copy=True, a kernel that rewrites every row's observation on every step and a large
         # batch of them, step() hands the kernel a fresh array to write into instead of copying its buffer.
@@ -789,19 +791,7 @@ class GridVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------------- render
 
-    @synchronized
-    def render(self) -> tuple[Any, ...] | None:
-        """``rgb_array``: a tuple of N uint8 frames; ``ansi``: a tuple of N strings; ``human``: a window of env 0."""
-        self.check_open()
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode= at construction")
-            return None
-        if self.render_mode == "rgb_array":
-            return tuple(self.render_frame(i) for i in range(self.num_envs))
-        if self.render_mode == "ansi":
-            return tuple(self.render_text(i) for i in range(self.num_envs))
-        self._render_human(self.render_frame(0))
-        return None
+    render = Delegate("renderer", Renderer.render)
 
     def compiled_level(self):
         """The compiled level the kernel plays (a family's level object; ``gridsim.Level.compile``)."""
@@ -815,24 +805,6 @@ class GridVectorEnv(VectorEnv):
         """One env as text."""
         raise NotImplementedError
 
-    def _render_human(self, frame: np.ndarray):
-        try:
-            import pygame
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise gym.error.DependencyNotInstalled(
-                'render_mode="human" needs pygame: pip install "gridsim-vec[render]"'
-            ) from e
-        if self._window is None:
-            pygame.init()
-            pygame.display.set_caption(type(self).__name__)
-            self._window = pygame.display.set_mode(frame.shape[1::-1])
-            self._clock = pygame.time.Clock()
-        surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
-        self._window.blit(surface, (0, 0))
-        pygame.event.pump()
-        pygame.display.flip()
-        self._clock.tick(self.metadata["render_fps"])
-
     # ------------------------------------------------------------------ close
 
     @synchronized
@@ -843,11 +815,7 @@ class GridVectorEnv(VectorEnv):
     @synchronized
     def close_extras(self, **kwargs):
         """Close the render window, if any, and release the kernel and the state."""
-        if self._window is not None:
-            import pygame
-
-            pygame.display.quit()
-            self._window = None
+        self.renderer.close()
         # Every later method call raises ClosedEnvError: the methods that check nothing
         # themselves reach the state or the kernel, which now refuse every access.
         self._was_reset = False
