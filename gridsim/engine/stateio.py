@@ -143,7 +143,7 @@ class StateIO(Part[Any]):
     def check(self, view: StateView):
         """Check a view of candidate values against the engine's and the family's invariants."""
         env = self.env
-        env.state.check(view, num_event_types=len(getattr(env, "EVENT_SPECS", ())))
+        env.state.check(view, num_event_types=len(env.EVENT_SPECS))
 
     @synchronized
     def unit_view(self, unit: int, row: int | None = None) -> StateView:

@@ -22,7 +22,7 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.engine.locking import new_lock, synchronized
-from gridsim.engine.parts import Delegate
+from gridsim.engine.parts import Delegate, Part
 from gridsim.engine.rendering import Renderer
 from gridsim.engine.rng import SEED_BOUND, derive_keys, entropy_seed
 from gridsim.engine.settings import as_flag, check_max_steps, settings_table
@@ -235,6 +235,8 @@ class GridVectorEnv(VectorEnv):
 
     # A family's settings: name -> gridsim.engine.settings.Setting (its docstring's table follows from it).
     SETTINGS: dict = {}
+    # The events its kernel writes (gridsim.engine.events.EventSpec): a type id is a 1-based position.
+    EVENT_SPECS: tuple = ()
     # The observation's name, for tables and records (``gridsim bench``); a family with several sets it.
     obs_type: str = "default"
     # Observation entries that are category ids rather than quantities, so that tools one-hot
@@ -258,24 +260,28 @@ class GridVectorEnv(VectorEnv):
     kernel_autoreset: int
     _was_reset: bool
     _lock: threading.RLock  # held by every call that reads or writes the kernel or the state
-    # Its parts, made with it (gridsim.engine.parts).
-    state_io: StateIO
-    renderer: Renderer
     _num_threads: int
     _num_threads_setting: int | str
     _fresh_obs: bool
     _obs_external: bool
+    # Its parts, made with it (gridsim.engine.parts): state_dict, load_state_dict and render are theirs.
+    state_io: StateIO
+    renderer: Renderer
+    level_api: Any  # of level_api_class
     # Provided by each family class: its compiled level, its constructor's arguments
-    # (gridsim.engine.settings.accepts_settings) and the level API (gridsim.lab2d.surface.LevelApi).
+    # (gridsim.engine.settings.accepts_settings) and its state access.
     level: Any
     init_args: dict[str, Any]
-    events_batch: Callable[[], dict[str, np.ndarray]]
     get_state: Callable[..., dict[str, Any]]
     set_state: Callable[..., tuple[np.ndarray, dict[str, Any]]]
+    # The family's level API (gridsim.lab2d.surface.LevelApi, built as level_api), whose names
+    # gridsim.lab2d.surface.LevelApiFacade makes the env's: events_batch is one of them.
+    level_api_class: type[Part] | None = None
+    events_batch: Callable[[], dict[str, np.ndarray]]
     # Set by gridsim.Level.make_env on the envs it makes.
-    level_source: Any
-    level_def: Any
-    level_values: dict[str, Any]
+    level_source: Any = None  # the LevelSource it was made from
+    level_def: Any = None  # the gridsim.Level
+    level_values: dict[str, Any] = {}  # the values of the level's own settings
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -293,6 +299,8 @@ class GridVectorEnv(VectorEnv):
         # Its parts, which hold its lock too (a copy builds its own).
         self.state_io = StateIO(self, self._lock)
         self.renderer = Renderer(self, self._lock)
+        if cls.level_api_class is not None:
+            self.level_api = cls.level_api_class(self, self._lock)
         return self
 
     def __init__(
@@ -591,7 +599,7 @@ class GridVectorEnv(VectorEnv):
     stat_extras: dict[str, str] = {}
 
     # A function from the kernel's observation batch to the one returned (None: as written).
-    obs_transform = None
+    obs_transform: Callable[[np.ndarray], Any] | None = None
 
     # Whether the kernel writes every row's observation on every step (not true of images
     # that are kept up to date cell by cell).

@@ -26,17 +26,18 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
-from gridsim.kitchen.api import KitchenApi
+from gridsim.kitchen.api import KITCHEN_EVENTS, KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
 from gridsim.kitchen.render import render_ansi, render_rgb
 from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.kitchen.state import KitchenState
+from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.levels.lookup import LevelSource, builtin_level_names
 
 __all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
 
 
-class KitchenVectorEnv(KitchenApi, GridVectorEnv):
+class KitchenVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of gym-cooking kitchens: 1 to 4 agents chop, plate and deliver dishes together.
 
     ## Description
@@ -109,6 +110,8 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     """
 
     stat_extras = {"success": "stat_success", "dishes_delivered": "stat_dishes"}
+    level_api_class = KitchenApi
+    EVENT_SPECS = KITCHEN_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
         "num_agents": Setting(int, 2, doc="agents per kitchen, 1 to 4"),

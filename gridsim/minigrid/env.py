@@ -19,6 +19,7 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
+from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
 from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
@@ -51,7 +52,7 @@ OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
 EMPTY = _kernel.MINIGRID_OBJECTS["empty"]
 
 
-class MinigridVectorEnv(MinigridApi, GridVectorEnv):
+class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of Minigrid envs of one id, each exactly Farama Minigrid 3.2.0's for the same seed.
 
     ## Description
@@ -137,6 +138,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     mission_format: str
     _dict_obs: bool  # the observation is Minigrid's dict (obs_type "dict" or "full")
 
+    level_api_class = MinigridApi
     SETTINGS = {
         **COMMON_SETTINGS,
         "max_steps": Setting(int, None, writable=True, kwarg="max_episode_steps", optional=True,

@@ -26,10 +26,11 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
+from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.levels.lookup import LevelSource, builtin_level_names, read_source
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
-from gridsim.nav.api import NavApi
+from gridsim.nav.api import NAV_EVENTS, NavApi
 from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level, read_nav_level
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
 
@@ -94,7 +95,7 @@ def nav_spaces(
 RENDER_CELL_PX = 16  # render_frame's pixels per cell
 
 
-class NavVectorEnv(NavApi, GridVectorEnv):
+class NavVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of PixelWorld navigation grids, stepped by one kernel call.
 
     ## Description
@@ -181,6 +182,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         >>> envs.close()
     """
 
+    level_api_class = NavApi
+    EVENT_SPECS = NAV_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
         "alphabet": Setting(("navigation", "noisy"), None, optional=True, doc="built-in alphabet"),

@@ -25,7 +25,8 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
-from gridsim.roboman.api import RobomanApi
+from gridsim.lab2d.surface import LevelApiFacade
+from gridsim.roboman.api import ROBOMAN_EVENTS, RobomanApi
 from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
 from gridsim.roboman.tasks import GRID_SIZE, MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
@@ -36,7 +37,7 @@ OBS_TYPES = {"vector": _kernel.ROBOMAN_OBS_VECTOR, "grid": _kernel.ROBOMAN_OBS_G
 MAX_TASKS = 2**15 - 1  # the kernel numbers an env's task in int16 (task_slot)
 
 
-class RobomanVectorEnv(RobomanApi, GridVectorEnv):
+class RobomanVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of gridroboman worlds: lift, carry, put and stack three objects on a 7x7 grid.
 
     ## Description
@@ -128,6 +129,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     STATE_LABELS = {"record.agent": "agent_pos", "record.objects": "objs", "record.above": "obj_above",
                     "record.below": "obj_below", "record.held": "lifted_obj_idx"}
 
+    level_api_class = RobomanApi
+    EVENT_SPECS = ROBOMAN_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
         "max_steps": Setting(int, MAX_TIME, writable=True, kwarg="max_episode_steps",
