@@ -185,6 +185,53 @@ def batch_action_masks(envs) -> np.ndarray:
     return np.ones((envs.num_envs, action_mask_width(envs.single_action_space)), np.bool_)
 
 
+def _reset_mask(mask, N: int) -> np.ndarray:
+    """``options["reset_mask"]`` of a batch of N rows, checked (None: every row)."""
+    if mask is None:
+        return np.ones(N, np.bool_)
+    if not isinstance(mask, np.ndarray):
+        raise ArgumentTypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
+    if mask.dtype != np.bool_:
+        raise ArgumentTypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
+    if mask.shape != (N,):
+        raise InvalidArgumentError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
+    if not mask.any():
+        raise InvalidArgumentError("options['reset_mask'] must contain at least one True")
+    return np.ascontiguousarray(mask)
+
+def _row_seeds(seed, N: int) -> np.ndarray | None:
+    """``reset``'s seed as one per row of N: uint64 when every row has one below 2**64, else objects (int or None)."""
+    if seed is None:
+        return None
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise InvalidArgumentError(f"seed must be non-negative, got {brief(seed)}")
+        if int(seed) + N > SEED_BOUND:
+            raise InvalidArgumentError(
+                f"seed gives env i the seed seed + i, below 2**128: seed must be at most 2**128 - {N}, "
+                f"got {brief(seed)}")
+        seed = int(seed)
+        if seed + N <= 1 << 64:
+            return np.arange(N, dtype=np.uint64) + np.uint64(seed)
+        return np.array([seed + i for i in range(N)], dtype=object)
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != N:
+            raise InvalidArgumentError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
+        if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu" and (
+                seed.dtype.kind == "u" or not (seed < 0).any()):
+            return seed.astype(np.uint64)
+        out = np.empty(N, dtype=object)
+        for i, s in enumerate(seed):
+            if s is None:
+                out[i] = None
+            elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= int(s) < SEED_BOUND:
+                out[i] = int(s)
+            else:
+                raise InvalidArgumentError(f"seed[{i}] must be an integer in 0..2**128 - 1 or None, got {brief(s)}")
+        return out
+    raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
+
+
 # The end of every family docstring's ``## Arguments``: the common arguments, then the settings table.
 SETTINGS_DOC = """\
     Every family also takes ``mixer_seed`` and ``settings`` (str -> str, the settings below by
@@ -423,8 +470,8 @@ class GridVectorEnv(VectorEnv):
         options = {} if options is None else options
         if not isinstance(options, Mapping):
             raise ArgumentTypeError(f"options must be a dict or None, got {type(options).__name__}")
-        mask = self._parse_reset_mask(options.get("reset_mask"))
-        seeds = self._parse_seed(seed)
+        mask = _reset_mask(options.get("reset_mask"), self.num_envs)
+        seeds = _row_seeds(seed, self.num_envs)
         family_options = {k: v for k, v in options.items() if k != "reset_mask"}
         writes = self._reset_option_writes(mask, family_options)
         unit_mask, seed_writes = self.seed_writes(mask, seeds)
@@ -446,58 +493,11 @@ class GridVectorEnv(VectorEnv):
                 space.seed(seed)
         return calls
 
-    def _parse_reset_mask(self, mask) -> np.ndarray:
-        N = self.num_envs
-        if mask is None:
-            return np.ones(N, np.bool_)
-        if not isinstance(mask, np.ndarray):
-            raise ArgumentTypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
-        if mask.dtype != np.bool_:
-            raise ArgumentTypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
-        if mask.shape != (N,):
-            raise InvalidArgumentError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
-        if not mask.any():
-            raise InvalidArgumentError("options['reset_mask'] must contain at least one True")
-        return np.ascontiguousarray(mask)
-
-    def _parse_seed(self, seed) -> np.ndarray | None:
-        """Per-row seeds: uint64 when every row has one below 2**64, else objects (int or None)."""
-        N = self.num_envs
-        if seed is None:
-            return None
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-            if seed < 0:
-                raise InvalidArgumentError(f"seed must be non-negative, got {brief(seed)}")
-            if int(seed) + N > SEED_BOUND:
-                raise InvalidArgumentError(
-                    f"seed gives env i the seed seed + i, below 2**128: seed must be at most 2**128 - {N}, "
-                    f"got {brief(seed)}")
-            seed = int(seed)
-            if seed + N <= 1 << 64:
-                return np.arange(N, dtype=np.uint64) + np.uint64(seed)
-            return np.array([seed + i for i in range(N)], dtype=object)
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != N:
-                raise InvalidArgumentError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
-            if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu" and (
-                    seed.dtype.kind == "u" or not (seed < 0).any()):
-                return seed.astype(np.uint64)
-            out = np.empty(N, dtype=object)
-            for i, s in enumerate(seed):
-                if s is None:
-                    out[i] = None
-                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= int(s) < SEED_BOUND:
-                    out[i] = int(s)
-                else:
-                    raise InvalidArgumentError(f"seed[{i}] must be an integer in 0..2**128 - 1 or None, got {brief(s)}")
-            return out
-        raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
-
     @synchronized
     def seed_writes(self, mask: np.ndarray, seeds: np.ndarray | None) -> tuple[np.ndarray, list]:
         """What reseeding the rows of ``mask`` writes: the mask of their worlds, and the writes for :meth:`commit`.
 
-        ``seeds`` is None or one entry per row (as from :meth:`_parse_seed`). A seeded world gets
+        ``seeds`` is None or one entry per row (as from ``reset``'s ``seed``). A seeded world gets
         new keys and episode 0, the others their next episode (a world never seeded draws its seed
         from OS entropy). Nothing is written here.
         """
