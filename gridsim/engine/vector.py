@@ -275,9 +275,14 @@ class GridVectorEnv(VectorEnv):
     State writes (``reset``, ``load_state_dict``, ``set_state``, property writes) happen
     completely or not at all, also when a ``KeyboardInterrupt`` arrives during them.
 
-    Every family also has the level API of ``docs/levels.md`` (``gridsim.lab2d.surface``):
-    ``settings=``, observation and action specs, ``observation(name)``, ``start`` /
-    ``advance`` / ``status``, dotted properties and kernel-written events.
+    What is not Gymnasium's lives in parts the env holds (``gridsim.engine.parts``), whose
+    public names are the env's: ``state_io`` (``state_dict``, ``load_state_dict`` and the end of
+    every ``set_state``, ``gridsim.engine.stateio``), ``renderer`` (``render``,
+    ``gridsim.engine.rendering``) and, in every family, ``level_api``: the level API of
+    ``docs/levels.md`` (``gridsim.lab2d.surface``: ``settings=``, observation and action specs,
+    ``observation(name)``, ``start`` / ``advance`` / ``status``, dotted properties and
+    kernel-written events). The parts use only the env's public names; every write of the state
+    ends in :meth:`commit`.
     """
 
     # A family's settings: name -> gridsim.engine.settings.Setting (its docstring's table follows from it).
@@ -311,18 +316,18 @@ class GridVectorEnv(VectorEnv):
     _num_threads_setting: int | str
     _fresh_obs: bool
     _obs_external: bool
-    # Its parts, made with it (gridsim.engine.parts): state_dict, load_state_dict and render are theirs.
-    state_io: StateIO
-    renderer: Renderer
-    level_api: Any  # of level_api_class
     # Provided by each family class: its compiled level, its constructor's arguments
     # (gridsim.engine.settings.accepts_settings) and its state access.
     level: Any
     init_args: dict[str, Any]
     get_state: Callable[..., dict[str, Any]]
     set_state: Callable[..., tuple[np.ndarray, dict[str, Any]]]
-    # The family's level API (gridsim.lab2d.surface.LevelApi, built as level_api), whose names
-    # gridsim.lab2d.surface.LevelApiFacade makes the env's: events_batch is one of them.
+    # Its parts, made with it by __new__. A family names its level API class (a
+    # gridsim.lab2d.surface.LevelApi), whose names LevelApiFacade makes the env's (events_batch,
+    # which info_events puts in the step's infos, is one).
+    state_io: StateIO
+    renderer: Renderer
+    level_api: Any
     level_api_class: type[Part] | None = None
     events_batch: Callable[[], dict[str, np.ndarray]]
     # Set by gridsim.Level.make_env on the envs it makes.
@@ -709,7 +714,7 @@ class GridVectorEnv(VectorEnv):
             obs = obs.astype(self.obs_dtype)
         return obs
 
-    # ------------------------------------------- what the env's parts use (state I/O, level API)
+    # ---------------------------- the interface its parts use (state I/O, rendering, level API)
 
     @synchronized
     def check_open(self) -> None:
