@@ -12,8 +12,6 @@ import numbers
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
-from operator import is_not
 from typing import Any
 
 import gymnasium as gym
@@ -24,17 +22,18 @@ from gymnasium.vector.utils import batch_space
 
 import gridsim._core as _core
 from gridsim.engine.locking import new_lock, synchronized
+from gridsim.engine.parts import Delegate, Part
+from gridsim.engine.rendering import Renderer
 from gridsim.engine.rng import SEED_BOUND, derive_keys, entropy_seed
 from gridsim.engine.settings import as_flag, check_max_steps, settings_table
-from gridsim.engine.state import StateView, brief
-from gridsim.engine.statefile import FORMAT_VERSION, StateSource, decode_seeds, encode_seeds
+from gridsim.engine.state import brief
+from gridsim.engine.stateio import StateIO
 from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
     EnvIndexError,
     InvalidActionError,
     InvalidArgumentError,
-    InvalidStateError,
     KernelError,
 )
 
@@ -177,13 +176,60 @@ def batch_action_masks(envs) -> np.ndarray:
     The env's own ``action_masks()`` where its family has one (gridroboman), else all True
     (every action is legal in the other families). The width is :func:`action_mask_width`.
     """
-    check_open = getattr(envs, "_check_open", None)
+    check_open = getattr(envs, "check_open", None)
     if check_open is not None:
         check_open()
     own = getattr(envs, "action_masks", None)
     if own is not None:
         return np.asarray(own(), dtype=np.bool_)
     return np.ones((envs.num_envs, action_mask_width(envs.single_action_space)), np.bool_)
+
+
+def _reset_mask(mask, N: int) -> np.ndarray:
+    """``options["reset_mask"]`` of a batch of N rows, checked (None: every row)."""
+    if mask is None:
+        return np.ones(N, np.bool_)
+    if not isinstance(mask, np.ndarray):
+        raise ArgumentTypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
+    if mask.dtype != np.bool_:
+        raise ArgumentTypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
+    if mask.shape != (N,):
+        raise InvalidArgumentError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
+    if not mask.any():
+        raise InvalidArgumentError("options['reset_mask'] must contain at least one True")
+    return np.ascontiguousarray(mask)
+
+def _row_seeds(seed, N: int) -> np.ndarray | None:
+    """``reset``'s seed as one per row of N: uint64 when every row has one below 2**64, else objects (int or None)."""
+    if seed is None:
+        return None
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise InvalidArgumentError(f"seed must be non-negative, got {brief(seed)}")
+        if int(seed) + N > SEED_BOUND:
+            raise InvalidArgumentError(
+                f"seed gives env i the seed seed + i, below 2**128: seed must be at most 2**128 - {N}, "
+                f"got {brief(seed)}")
+        seed = int(seed)
+        if seed + N <= 1 << 64:
+            return np.arange(N, dtype=np.uint64) + np.uint64(seed)
+        return np.array([seed + i for i in range(N)], dtype=object)
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != N:
+            raise InvalidArgumentError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
+        if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu" and (
+                seed.dtype.kind == "u" or not (seed < 0).any()):
+            return seed.astype(np.uint64)
+        out = np.empty(N, dtype=object)
+        for i, s in enumerate(seed):
+            if s is None:
+                out[i] = None
+            elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= int(s) < SEED_BOUND:
+                out[i] = int(s)
+            else:
+                raise InvalidArgumentError(f"seed[{i}] must be an integer in 0..2**128 - 1 or None, got {brief(s)}")
+        return out
+    raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
 
 
 # The end of every family docstring's ``## Arguments``: the common arguments, then the settings table.
@@ -229,13 +275,20 @@ class GridVectorEnv(VectorEnv):
     State writes (``reset``, ``load_state_dict``, ``set_state``, property writes) happen
     completely or not at all, also when a ``KeyboardInterrupt`` arrives during them.
 
-    Every family also has the level API of ``docs/levels.md`` (``gridsim.lab2d.surface``):
-    ``settings=``, observation and action specs, ``observation(name)``, ``start`` /
-    ``advance`` / ``status``, dotted properties and kernel-written events.
+    What is not Gymnasium's lives in parts the env holds (``gridsim.engine.parts``), whose
+    public names are the env's: ``state_io`` (``state_dict``, ``load_state_dict`` and the end of
+    every ``set_state``, ``gridsim.engine.stateio``), ``renderer`` (``render``,
+    ``gridsim.engine.rendering``) and, in every family, ``level_api``: the level API of
+    ``docs/levels.md`` (``gridsim.lab2d.surface``: ``settings=``, observation and action specs,
+    ``observation(name)``, ``start`` / ``advance`` / ``status``, dotted properties and
+    kernel-written events). The parts use only the env's public names; every write of the state
+    ends in :meth:`commit`.
     """
 
     # A family's settings: name -> gridsim.engine.settings.Setting (its docstring's table follows from it).
     SETTINGS: dict = {}
+    # The events its kernel writes (gridsim.engine.events.EventSpec): a type id is a 1-based position.
+    EVENT_SPECS: tuple = ()
     # The observation's name, for tables and records (``gridsim bench``); a family with several sets it.
     obs_type: str = "default"
     # Observation entries that are category ids rather than quantities, so that tools one-hot
@@ -257,7 +310,6 @@ class GridVectorEnv(VectorEnv):
     max_events_per_step: int
     info_events: bool
     kernel_autoreset: int
-    _window: Any  # the pygame window of render_mode="human", once opened
     _was_reset: bool
     _lock: threading.RLock  # held by every call that reads or writes the kernel or the state
     _num_threads: int
@@ -265,19 +317,29 @@ class GridVectorEnv(VectorEnv):
     _fresh_obs: bool
     _obs_external: bool
     # Provided by each family class: its compiled level, its constructor's arguments
-    # (gridsim.engine.settings.accepts_settings) and the level API (gridsim.lab2d.surface.LevelApi).
+    # (gridsim.engine.settings.accepts_settings) and its state access.
     level: Any
     init_args: dict[str, Any]
-    events_batch: Callable[[], dict[str, np.ndarray]]
     get_state: Callable[..., dict[str, Any]]
     set_state: Callable[..., tuple[np.ndarray, dict[str, Any]]]
+    # Its parts, made with it by __new__. A family names its level API class (a
+    # gridsim.lab2d.surface.LevelApi), whose names LevelApiFacade makes the env's (events_batch,
+    # which info_events puts in the step's infos, is one).
+    state_io: StateIO
+    renderer: Renderer
+    level_api: Any
+    level_api_class: type[Part] | None = None
+    events_batch: Callable[[], dict[str, np.ndarray]]
     # Set by gridsim.Level.make_env on the envs it makes.
-    level_source: Any
-    level_def: Any
-    level_values: dict[str, Any]
+    level_source: Any = None  # the LevelSource it was made from
+    level_def: Any = None  # the gridsim.Level
+    level_values: dict[str, Any] = {}  # the values of the level's own settings
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        # A state saved by this class or by a family class it derives from loads into it (env_class).
+        cls.state_class_names = tuple(c.__name__ for c in cls.__mro__
+                                      if issubclass(c, GridVectorEnv) and c is not GridVectorEnv)
         if cls.__doc__ and "    {settings}" in cls.__doc__:
             cls.__doc__ = cls.__doc__.replace("    {settings}", SETTINGS_DOC + settings_table(cls.SETTINGS, "    "))
 
@@ -286,6 +348,11 @@ class GridVectorEnv(VectorEnv):
         self = super().__new__(cls)
         # Not an attribute a pickle or copy carries (__reduce__ names what they take): every env has its own.
         self._lock = new_lock()
+        # Its parts, which hold its lock too (a copy builds its own).
+        self.state_io = StateIO(self, self._lock)
+        self.renderer = Renderer(self, self._lock)
+        if cls.level_api_class is not None:
+            self.level_api = cls.level_api_class(self, self._lock)
         return self
 
     def __init__(
@@ -338,7 +405,6 @@ class GridVectorEnv(VectorEnv):
             "render_modes": list(render_modes),
             "render_fps": render_fps,
         }
-        self._window = None
         self._was_reset = False
         # With copy=True, a kernel that rewrites every row's observation on every step and a large
         # batch of them, step() hands the kernel a fresh array to write into instead of copying its buffer.
@@ -357,7 +423,7 @@ class GridVectorEnv(VectorEnv):
     @num_threads.setter
     @synchronized
     def num_threads(self, value: int | str) -> None:
-        self._check_open()
+        self.check_open()
         count = parse_num_threads(value)
         # The setting reads back as asked: "auto" stays "auto", other values are the count.
         auto = isinstance(value, str) and value.strip().lower() == "auto"
@@ -405,20 +471,19 @@ class GridVectorEnv(VectorEnv):
                 the wrong length, a bad ``reset_mask`` or an unknown or bad option.
             ArgumentTypeError: ``seed``, ``options`` or ``reset_mask`` of the wrong type.
         """
-        self._check_open()
+        self.check_open()
         options = {} if options is None else options
         if not isinstance(options, Mapping):
             raise ArgumentTypeError(f"options must be a dict or None, got {type(options).__name__}")
-        mask = self._parse_reset_mask(options.get("reset_mask"))
-        seeds = self._parse_seed(seed)
+        mask = _reset_mask(options.get("reset_mask"), self.num_envs)
+        seeds = _row_seeds(seed, self.num_envs)
         family_options = {k: v for k, v in options.items() if k != "reset_mask"}
         writes = self._reset_option_writes(mask, family_options)
-        unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
-        writes += self._seed_writes(unit_mask, unit_seeds)
+        unit_mask, seed_writes = self.seed_writes(mask, seeds)
+        writes += seed_writes
         calls = self._seeding_calls(int(seed)) if isinstance(seed, numbers.Integral) else []
-        self._own_obs()  # rows not reset keep their observation
-        calls += [(self.kernel.reset, (unit_mask.view(np.uint8),)), (setattr, (self, "_was_reset", True))]
-        _core.commit(writes, calls)  # all or nothing, also under KeyboardInterrupt
+        calls.append((self.kernel.reset, (unit_mask.view(np.uint8),)))
+        self.commit(writes, calls)  # all or nothing, also under KeyboardInterrupt; rows not reset keep their obs
         obs = self._output(self.state.obs)
         return obs, self._reset_infos(mask)
 
@@ -433,58 +498,15 @@ class GridVectorEnv(VectorEnv):
                 space.seed(seed)
         return calls
 
-    def _parse_reset_mask(self, mask) -> np.ndarray:
-        N = self.num_envs
-        if mask is None:
-            return np.ones(N, np.bool_)
-        if not isinstance(mask, np.ndarray):
-            raise ArgumentTypeError(f"options['reset_mask'] must be a numpy array, got {type(mask).__name__}")
-        if mask.dtype != np.bool_:
-            raise ArgumentTypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
-        if mask.shape != (N,):
-            raise InvalidArgumentError(f"options['reset_mask'] must have shape ({N},), got {mask.shape}")
-        if not mask.any():
-            raise InvalidArgumentError("options['reset_mask'] must contain at least one True")
-        return np.ascontiguousarray(mask)
+    @synchronized
+    def seed_writes(self, mask: np.ndarray, seeds: np.ndarray | None) -> tuple[np.ndarray, list]:
+        """What reseeding the rows of ``mask`` writes: the mask of their worlds, and the writes for :meth:`commit`.
 
-    def _parse_seed(self, seed) -> np.ndarray | None:
-        """Per-row seeds: uint64 when every row has one below 2**64, else objects (int or None)."""
-        N = self.num_envs
-        if seed is None:
-            return None
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-            if seed < 0:
-                raise InvalidArgumentError(f"seed must be non-negative, got {brief(seed)}")
-            if int(seed) + N > SEED_BOUND:
-                raise InvalidArgumentError(
-                    f"seed gives env i the seed seed + i, below 2**128: seed must be at most 2**128 - {N}, "
-                    f"got {brief(seed)}")
-            seed = int(seed)
-            if seed + N <= 1 << 64:
-                return np.arange(N, dtype=np.uint64) + np.uint64(seed)
-            return np.array([seed + i for i in range(N)], dtype=object)
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != N:
-                raise InvalidArgumentError(f"a list of seeds must have length num_envs={N}, got {len(seed)}")
-            if isinstance(seed, np.ndarray) and seed.ndim == 1 and seed.dtype.kind in "iu" and (
-                    seed.dtype.kind == "u" or not (seed < 0).any()):
-                return seed.astype(np.uint64)
-            out = np.empty(N, dtype=object)
-            for i, s in enumerate(seed):
-                if s is None:
-                    out[i] = None
-                elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= int(s) < SEED_BOUND:
-                    out[i] = int(s)
-                else:
-                    raise InvalidArgumentError(f"seed[{i}] must be an integer in 0..2**128 - 1 or None, got {brief(s)}")
-            return out
-        raise ArgumentTypeError(f"seed must be an int, a list of ints or None, got {type(seed).__name__}")
-
-    def _seed_writes(self, mask: np.ndarray, seeds: np.ndarray | None) -> list:
-        """The writes (for ``_core.commit``) of new keys for seeded envs (episode 0), the next episode for the others.
-
-        ``seeds`` is None or one entry per unit (as from :meth:`_parse_seed`). Nothing is written here.
+        ``seeds`` is None or one entry per row (as from ``reset``'s ``seed``). A seeded world gets
+        new keys and episode 0, the others their next episode (a world never seeded draws its seed
+        from OS entropy). Nothing is written here.
         """
+        mask, seeds = self._rows_to_units(mask, seeds)
         st = self.state
         idx = np.flatnonzero(mask)
         given = np.full(len(idx), None, dtype=object) if seeds is None else seeds[idx]
@@ -503,7 +525,7 @@ class GridVectorEnv(VectorEnv):
             writes += [(st.key, idx, self._derive_keys(given)), (st.episode, idx, np.zeros(n, st.episode.dtype)),
                        (st.reseed, idx, np.ones(n, np.bool_)), (st.seeded, idx, np.ones(n, np.bool_)),
                        (st.seeds, idx, given.astype(object))]  # Python ints
-        return writes
+        return mask, writes
 
     def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
         """The per-world keys of ``seeds`` (``gridsim.engine.rng.derive_keys``), in the kernel where they fit."""
@@ -543,7 +565,7 @@ class GridVectorEnv(VectorEnv):
         lock.acquire()
         try:
             if not self._was_reset:  # also False once closed
-                self._check_open()
+                self.check_open()
                 raise gym.error.ResetNeeded("call reset() before step()")
             st = self.state
             if self._fresh_obs:
@@ -582,18 +604,11 @@ class GridVectorEnv(VectorEnv):
     stat_extras: dict[str, str] = {}
 
     # A function from the kernel's observation batch to the one returned (None: as written).
-    obs_transform = None
+    obs_transform: Callable[[np.ndarray], Any] | None = None
 
     # Whether the kernel writes every row's observation on every step (not true of images
     # that are kept up to date cell by cell).
     obs_rewritten_every_step = True
-
-    def _own_obs(self):
-        """Point the kernel back at the internal observation buffer, rebuilt from the state."""
-        if self._obs_external:
-            self.kernel.bind_obs(self.state.obs)
-            self.kernel.observe()
-            self._obs_external = False
 
     def _step_infos(self, infos: dict):
         """Family hook: the infos of every step (for example action masks)."""
@@ -699,229 +714,97 @@ class GridVectorEnv(VectorEnv):
             obs = obs.astype(self.obs_dtype)
         return obs
 
-    # ----------------------------------------------------------- state access
+    # ---------------------------- the interface its parts use (state I/O, rendering, level API)
 
-    def _index(self, index: int) -> int:
+    @synchronized
+    def check_open(self) -> None:
+        """Raise :class:`gridsim.ClosedEnvError` if the env is closed."""
+        if self.closed:
+            raise ClosedEnvError(_closed_message(self))
+
+    @synchronized
+    def row_index(self, index: int) -> int:
         """A row index (negative counts from the end) checked against ``num_envs``."""
         if not isinstance(index, (int, np.integer)) or not -self.num_envs <= index < self.num_envs:
             raise EnvIndexError(f"env index {index!r} out of range for {self.num_envs} envs")
         return int(index) % self.num_envs
 
-    @synchronized
-    def state_dict(self) -> dict[str, Any]:
-        """A deep copy of the whole batch state: numpy arrays and a few scalars, none of dtype object.
+    @property
+    def row_units(self) -> np.ndarray:
+        """(N,) the simulated world of each row (rows and worlds coincide except in agent-rows views)."""
+        return np.arange(self.num_envs)
 
-        The keys and their meaning are the format of ``gridsim.engine.statefile``: every saved
-        field of the state, ``seeds`` (uint64 (U, 2): each world's seed as its low and high 64
-        bits) with ``has_seed`` (bool (U,): False where a world was never seeded), ``num_envs``,
-        ``max_steps``, ``format_version`` and ``env_class``. ``numpy.savez`` writes it without
-        pickling; :func:`gridsim.save_checkpoint` writes it to a file atomically.
-        """
-        self._check_open()
-        st = self.state
-        self._own_obs()
-        out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
-        out["seeds"], out["has_seed"] = encode_seeds(st.seeds)
-        out["num_envs"] = self.num_envs
-        out["max_steps"] = int(self.kernel.max_steps)  # the limit of the next episodes (a written setting)
-        out["format_version"] = FORMAT_VERSION
-        out["env_class"] = type(self).__name__
-        return out
+    @property
+    @synchronized
+    def started(self) -> bool:
+        """Whether the batch may step: it was reset, started or given a state, and is not closed."""
+        return self._was_reset
+
+    @property
+    @synchronized
+    def num_threads_setting(self) -> int | str:
+        """:attr:`num_threads` as it was set: ``"auto"`` or the count."""
+        return self._num_threads_setting
 
     @synchronized
-    def load_state_dict(self, state: Mapping[str, Any]):
-        """Restore a batch saved by :meth:`state_dict`; stepping then continues bit-identically.
+    def sync_obs(self) -> None:
+        """Point the kernel back at the state's observation buffer, rewritten from the state.
 
-        ``state`` may be what ``numpy.load`` returns for a file written with
-        ``numpy.savez(path, **env.state_dict())`` (or :func:`gridsim.save_checkpoint`). Such
-        an ``NpzFile`` is read without unpickling anything, even one opened with
-        ``allow_pickle=True``: each entry's header is checked before its data is read, and an
-        entry of Python objects is refused. ``seeds`` may also be a list of ints and None, one
-        per world (the form of earlier versions; ``has_seed`` is then not read).
-
-        Every value is copied once; the copy is checked against the family's invariants and is
-        what gets written, so a state that normal play cannot reach changes nothing, and
-        neither does a caller changing its arrays while this runs.
-        The copy is then written all at once (:meth:`_commit_loaded`), also when a
-        ``KeyboardInterrupt`` arrives.
-
-        Raises:
-            InvalidStateError: the state is of another env class or format version, a field is
-                missing, has the wrong shape or dtype, or holds a value outside its allowed range
-                (the message names the field, the env and the range).
+        ``step`` may have had the kernel write a fresh array instead; call this before reading
+        ``state.obs`` or writing the state outside ``reset`` and ``step``.
         """
-        self._check_open()
-        st = self.state
-        source = StateSource(state)
-        self._check_origin(source)
-        num_envs = source.scalar("num_envs", "iu", "an integer") if "num_envs" in source else None
-        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs != self.num_envs:
-            raise InvalidStateError(
-                f"state has num_envs={num_envs!r}, this env has {self.num_envs}", field="num_envs"
-            )
-        arrays: dict[str, np.ndarray] = {}
-        for name in st.DYNAMIC:
-            dst = getattr(st, name)
-            arrays[name] = source.array(name, dst.shape, dst.dtype)
-        seeds = self._loaded_seeds(source)
-        max_steps = None
-        if "max_steps" in source:
-            max_steps = self._checked_max_steps(source.scalar("max_steps", "iu", "an integer"))
-        self._check_state(st.view(source=arrays))
-        self._commit_loaded(arrays, seeds, max_steps)
+        if self._obs_external:
+            self.kernel.bind_obs(self.state.obs)
+            self.kernel.observe()
+            self._obs_external = False
 
-    def _commit_loaded(self, arrays: Mapping[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None):
-        """Write a state :meth:`load_state_dict` has checked (its own copies): the fields, seeds, step limit.
+    @synchronized
+    def commit(self, writes: list, calls: Sequence[tuple[Callable[..., Any], tuple]] = ()) -> None:
+        """Write ``writes`` and make ``calls`` all at once (``gridsim._core.commit``); the batch may step after it.
 
-        The values are put into private arrays first; then ``_core.commit`` writes them all,
-        with no Python bytecode in between, so a ``KeyboardInterrupt`` leaves the old state or
-        the new one, never a mix.
+        Every state write ends here (a reset, a start, a loaded or injected state): also under
+        ``KeyboardInterrupt`` the batch is all old or all new. ``calls`` are compiled ``(function,
+        args)`` pairs, so that no Python line runs between the writes.
         """
-        st = self.state
-        self._own_obs()
-        static = st.static_fields()
-        writes: list = [(getattr(st, name), np.ascontiguousarray(arrays[name], getattr(st, name).dtype))
-                        for name in st.DYNAMIC if name not in static]
-        new_seeds = np.empty(len(st.seeds), dtype=object)
-        new_seeds[:] = seeds  # an object array takes the list as it is
-        writes.append((st.seeds, new_seeds))
-        calls: list = [] if max_steps is None else [(setattr, (self.kernel, "max_steps", max_steps))]
-        calls += [(self.kernel.sync_outputs, ()), (setattr, (self, "_was_reset", True))]
-        _core.commit(writes, calls)
+        self.sync_obs()
+        _core.commit(writes, [*calls, (setattr, (self, "_was_reset", True))])
 
-    def _check_origin(self, source: StateSource):
-        """A state's ``format_version`` and ``env_class``, where it has them (earlier dicts have neither)."""
-        if "format_version" in source:
-            version = source.scalar("format_version", "iu", "an integer")
-            if isinstance(version, bool) or not isinstance(version, numbers.Integral) or version != FORMAT_VERSION:
-                raise InvalidStateError(
-                    f"state has format_version={version!r}; this version of gridsim reads format {FORMAT_VERSION}",
-                    field="format_version",
-                )
-        if "env_class" in source:
-            name = source.scalar("env_class", "U", "a class name")
-            # A state of this class, or of a family class it derives from.
-            accepted = [c.__name__ for c in type(self).__mro__
-                        if issubclass(c, GridVectorEnv) and c is not GridVectorEnv]
-            if not isinstance(name, str) or name not in accepted:
-                raise InvalidStateError(
-                    f"state is of a {name!r} env; this env is a {type(self).__name__}", field="env_class"
-                )
+    @synchronized
+    def row_obs(self, row: int):
+        """Row ``row``'s observation, as ``reset`` and ``step`` return it."""
+        return self._output(self.state.obs[row], row)
+
+    @synchronized
+    def step_without_autoreset(self, actions) -> None:
+        """One kernel step of every env with autoreset off; the outputs stay in the state.
+
+        The actions are checked and converted as ``step`` does; an error of the kernel's raises
+        (no env was stepped).
+        """
+        self.sync_obs()
+        k = self.kernel
+        mode = k.autoreset_mode
+        k.autoreset_mode = _core.AUTORESET_DISABLED
+        try:
+            actions, fn = self._coerce_actions(actions)
+            n_done = fn(actions)
+        finally:
+            k.autoreset_mode = mode
+        if n_done < 0:
+            raise self._kernel_error(actions)
+
+    # --------------------------------------------------- state I/O (gridsim.engine.stateio)
 
     # set_state keys -> the state fields they write, for messages (a family's snapshot names).
     STATE_LABELS: Mapping[str, str] = {}
-
-    def _check_state(self, view: StateView):
-        """Check a view of candidate values against the engine's and the family's invariants."""
-        self.state.check(view, num_event_types=len(getattr(self, "EVENT_SPECS", ())))
-
-    def _unit_view(self, unit: int, row: int | None = None) -> StateView:
-        """A copy of one world's saved fields to change, check and write (``set_state`` of ``row``)."""
-        return self.state.view(units=[unit], labels=self.STATE_LABELS, widen=True, row=unit if row is None else row)
-
-    def _clear_events(self, unit: int):
-        """Drop world ``unit``'s events of the last step (a state write or a start begins with none)."""
-        if hasattr(self.state, "event_count"):
-            self.state.event_count[unit] = 0
-
-    def _commit_state(self, view: StateView, unit: int, row: int,
-                      after_write: Sequence[tuple[Callable[..., Any], tuple]] = ()) -> np.ndarray:
-        """The end of every family's ``set_state``: check one world's changed view, write it, observe.
-
-        The view is checked first (nothing changes if it breaks an invariant). Then, in one
-        ``_core.commit`` (all or nothing, also under ``KeyboardInterrupt``): the view is
-        written, the world's pending events are cleared, the ``after_write`` calls run
-        (compiled ``(function, args)``: nav redraws a fixed-reward table for a new key),
-        every row's observation is rewritten from the state and the batch may step.
-        Returns row ``row``'s observation, as ``step`` returns it.
-        """
-        st = self.state
-        self._check_state(view)
-        writes = st.unit_writes(view)
-        if hasattr(st, "event_count"):  # a state write starts from no pending events
-            writes.append((st.event_count, np.array([unit], np.intp), np.zeros(1, st.event_count.dtype)))
-        self._own_obs()
-        calls = [*after_write, (self.kernel.observe, ()),
-                 (setattr, (self, "_was_reset", True))]  # an injected state is a valid place to step from
-        _core.commit(writes, calls)
-        return self._output(st.obs[row], row)
-
-    def _loaded_seeds(self, source: StateSource) -> list | np.ndarray:
-        """A state's seeds, one per world (None: never seeded), from uint64 words and a mask or from a list."""
-        U = self.state.num_units
-        if "seeds" not in source:
-            raise InvalidStateError("state is missing 'seeds'", field="seeds")
-        if not source.from_file:
-            value = source.raw("seeds")
-            if not (isinstance(value, np.ndarray) and value.ndim == 2):  # a list of ints and None
-                return self._checked_seeds(value)
-        words = source.array("seeds", (U, 2), np.dtype(np.uint64))
-        has_seed = source.array("has_seed", (U,), np.dtype(np.bool_))
-        rows = self.num_envs // U
-        bad = np.flatnonzero(has_seed.view(np.uint8) > 1)
-        if len(bad):
-            raise InvalidStateError(
-                f"state field 'has_seed' of env {bad[0] * rows}: byte {has_seed.view(np.uint8)[bad[0]]}; "
-                "allowed: True or False", field="has_seed", env=int(bad[0]) * rows)
-        bad = np.flatnonzero(~has_seed & (words != 0).any(axis=1))
-        if len(bad):
-            raise InvalidStateError(
-                f"state field 'seeds' of env {bad[0] * rows}: {words[bad[0]].tolist()}; allowed: [0, 0] "
-                "where has_seed is False", field="seeds", env=int(bad[0]) * rows)
-        return decode_seeds(words, has_seed)
-
-    def _checked_seeds(self, seeds) -> list:
-        """A state's ``seeds`` in the form of earlier versions: one per world, each None or an int in 0..2**128 - 1."""
-        U = self.state.num_units
-        try:
-            # A copy first: what is checked is what gets written, whatever the caller's list does.
-            seeds = list(seeds) if isinstance(seeds, list) else list(np.asarray(seeds, dtype=object).reshape(-1))
-        except Exception:  # noqa: BLE001 - whatever the value's conversion raises
-            seeds = None
-        if seeds is None or len(seeds) != U:
-            raise InvalidStateError(f"state['seeds'] must be a list of {U} seeds (one per world)", field="seeds")
-        # The usual case without a Python loop: every seed a non-negative int below 2**128, or None.
-        if set(map(type, seeds)) <= {int, type(None)}:
-            given = list(filter(partial(is_not, None), seeds))
-            if min(given, default=0) >= 0 and max(given, default=0) < SEED_BOUND:
-                return seeds
-        for i, s in enumerate(seeds):
-            if s is not None and (isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral)
-                                  or not 0 <= int(s) < SEED_BOUND):
-                env = i * (self.num_envs // U)
-                raise InvalidStateError(
-                    f"state field 'seeds' of env {env}: {s!r}; allowed: None or an integer in 0..2**128 - 1",
-                    field="seeds", env=env
-                )
-        return [None if s is None else int(s) for s in seeds]
-
-    def _checked_max_steps(self, value) -> int:
-        """A state's ``max_steps`` (the limit of the next episodes): an integer the kernel can hold."""
-        value = _scalar(value)
-        info = np.iinfo(self.state.MAX_STEPS_DTYPE)
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or \
-                not info.min <= int(value) <= info.max:
-            raise InvalidStateError(
-                f"state['max_steps'] is {value!r}; allowed: an integer in {info.min}..{info.max} (0 or less: none)",
-                field="max_steps",
-            )
-        return int(value)
+    # The env classes whose saved states this one loads (set for each subclass).
+    state_class_names: tuple[str, ...] = ()
+    state_dict = Delegate("state_io", StateIO.state_dict)
+    load_state_dict = Delegate("state_io", StateIO.load_state_dict)
 
     # ----------------------------------------------------------------- render
 
-    @synchronized
-    def render(self) -> tuple[Any, ...] | None:
-        """``rgb_array``: a tuple of N uint8 frames; ``ansi``: a tuple of N strings; ``human``: a window of env 0."""
-        self._check_open()
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode= at construction")
-            return None
-        if self.render_mode == "rgb_array":
-            return tuple(self.render_frame(i) for i in range(self.num_envs))
-        if self.render_mode == "ansi":
-            return tuple(self.render_text(i) for i in range(self.num_envs))
-        self._render_human(self.render_frame(0))
-        return None
+    render = Delegate("renderer", Renderer.render)
 
     def compiled_level(self):
         """The compiled level the kernel plays (a family's level object; ``gridsim.Level.compile``)."""
@@ -935,29 +818,7 @@ class GridVectorEnv(VectorEnv):
         """One env as text."""
         raise NotImplementedError
 
-    def _render_human(self, frame: np.ndarray):
-        try:
-            import pygame
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise gym.error.DependencyNotInstalled(
-                'render_mode="human" needs pygame: pip install "gridsim-vec[render]"'
-            ) from e
-        if self._window is None:
-            pygame.init()
-            pygame.display.set_caption(type(self).__name__)
-            self._window = pygame.display.set_mode(frame.shape[1::-1])
-            self._clock = pygame.time.Clock()
-        surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
-        self._window.blit(surface, (0, 0))
-        pygame.event.pump()
-        pygame.display.flip()
-        self._clock.tick(self.metadata["render_fps"])
-
     # ------------------------------------------------------------------ close
-
-    def _check_open(self):
-        if self.closed:
-            raise ClosedEnvError(_closed_message(self))
 
     @synchronized
     def close(self, **kwargs):
@@ -967,11 +828,7 @@ class GridVectorEnv(VectorEnv):
     @synchronized
     def close_extras(self, **kwargs):
         """Close the render window, if any, and release the kernel and the state."""
-        if self._window is not None:
-            import pygame
-
-            pygame.display.quit()
-            self._window = None
+        self.renderer.close()
         # Every later method call raises ClosedEnvError: the methods that check nothing
         # themselves reach the state or the kernel, which now refuse every access.
         self._was_reset = False
@@ -994,7 +851,7 @@ class GridVectorEnv(VectorEnv):
         The copy is an independent env that continues bit-identically; the kernel itself
         does not pickle.
         """
-        self._check_open()
+        self.check_open()
         attrs = {k: self.__dict__[k] for k in self._PICKLED_ATTRS if k in self.__dict__}
         attrs["num_threads"] = self._num_threads_setting
         return _restore_vector_env, (type(self), dict(self.init_args), self.state_dict(), attrs)
@@ -1031,11 +888,6 @@ class GridVectorEnv(VectorEnv):
                 raise InvalidArgumentError(f"{name} is shared by the batch; all values must be equal")
             values = values[0]
         setattr(self, name, values)
-
-
-def _scalar(value):
-    """A 0-d array (what ``numpy.load`` gives for a saved scalar) as its Python value."""
-    return value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
 def _closed_message(env) -> str:

@@ -1,12 +1,15 @@
 """The kitchen family's part of the level API: observations, actions, properties and events.
 
-A base of :class:`gridsim.kitchen.KitchenVectorEnv`; it reads the env's state arrays and never steps anything.
+:class:`KitchenApi` is the level API of :class:`gridsim.kitchen.KitchenVectorEnv` (its ``level_api``);
+it reads the env's state arrays and never steps anything.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+import gymnasium as gym
 import numpy as np
 
 from gridsim.engine.events import EventSpec
@@ -15,7 +18,17 @@ from gridsim.lab2d.specs import ActionSpec, ObsSpec
 from gridsim.lab2d.surface import LevelApi, ObservationEntry, texts_of
 
 if TYPE_CHECKING:
+    from gridsim.engine.vector import GridVectorEnv
     from gridsim.kitchen.level import KitchenLevel
+
+    class _KitchenEnv(GridVectorEnv):
+        """What KitchenApi reads of KitchenVectorEnv besides GridVectorEnv's names."""
+
+        level: KitchenLevel
+        num_agents: int
+        agent_rows: bool
+        obs_transform: Callable[[np.ndarray], np.ndarray]
+        single_observation_space: gym.spaces.Box
 
 __all__ = ["KITCHEN_EVENTS", "KitchenApi"]
 
@@ -31,44 +44,25 @@ KITCHEN_EVENTS: tuple[EventSpec, ...] = (
 )
 
 
-class KitchenApi(LevelApi):
+class KitchenApi(LevelApi["_KitchenEnv"]):
     """The kitchen's named observations and actions.
 
     Observations ``WORLD.GRID``, ``FEATURES``, ``<n>.POSITION``, ``<n>.HELD``,
     ``WORLD.DELIVERED``, ``WORLD.TEXT``; actions ``<n>.MOVE`` (``MOVE`` per agent row).
     """
 
-    EVENT_SPECS = KITCHEN_EVENTS
-
-    if TYPE_CHECKING:  # what the mixin uses of KitchenVectorEnv
-        level: KitchenLevel
-        num_agents: int
-        agent_rows: bool
-        obs_type: str
-        _num_features: int
-
-        def _features(self, grid: np.ndarray) -> np.ndarray: ...
-
-        def get_state(self, index: int = 0) -> dict[str, Any]:
-            """The state dict of row ``index``."""
-
-    @property
-    def row_units(self) -> np.ndarray:
-        """(N,) the kitchen of each row."""
-        rows = np.arange(self.num_envs)
-        return rows // self.num_agents if self.agent_rows else rows
-
     def _observation_entries(self) -> dict[str, ObservationEntry]:
-        st = self.state
-        units = self.row_units
-        W = self.level.width
+        env = self.env
+        st = env.state
+        units = env.row_units
+        W = env.level.width
         entries: dict[str, ObservationEntry] = {
             "WORLD.GRID": (ObsSpec("WORLD.GRID", np.dtype(np.uint8), st.obs.shape[1:]), lambda: st.obs.copy()),
         }
-        if self.obs_type == "features":
-            entries["FEATURES"] = (ObsSpec("FEATURES", np.dtype(np.float32), (self._num_features,)),
-                                   lambda: self._features(st.obs))
-        for a in range(self.num_agents):
+        if env.obs_type == "features":  # the Gymnasium observation: the features of the grid
+            entries["FEATURES"] = (ObsSpec("FEATURES", np.dtype(np.float32), env.single_observation_space.shape),
+                                   lambda: env.obs_transform(st.obs))
+        for a in range(env.num_agents):
             def pos(a=a):
                 c = st.agent_cell[units, a].astype(np.int32)
                 return np.stack([c % W, c // W], axis=1).astype(np.int32)
@@ -83,39 +77,41 @@ class KitchenApi(LevelApi):
             return tuple(st.delivered_item[u, : int(st.n_delivered[u])].astype(np.int32) for u in units)
 
         entries["WORLD.DELIVERED"] = (ObsSpec("WORLD.DELIVERED", np.dtype(np.int32), (-1,)), delivered)
-        entries["WORLD.TEXT"] = (ObsSpec("WORLD.TEXT", np.dtype(str), ()), lambda: texts_of(self))
+        entries["WORLD.TEXT"] = (ObsSpec("WORLD.TEXT", np.dtype(str), ()), lambda: texts_of(env))
         return entries
 
     def discrete_action_spec(self) -> list[ActionSpec]:
         """``<n>.MOVE`` 0..4 per agent, or ``MOVE`` in the agent-rows view."""
-        if self.agent_rows:
+        env = self.env
+        if env.agent_rows:
             return [ActionSpec("MOVE", 0, 4)]
-        return [ActionSpec(f"{a + 1}.MOVE", 0, 4) for a in range(self.num_agents)]
+        return [ActionSpec(f"{a + 1}.MOVE", 0, 4) for a in range(env.num_agents)]
 
     def _family_properties(self, t: PropertyTable):
-        tables = self.level.tables
+        env = self.env
+        tables = env.level.tables
 
         def name(item: int) -> str:
             return "none" if item == 0 else tables.item_names[item]
 
-        t.add("level.recipes", Property(lambda i: ",".join(self.level.recipe_names)))
+        t.add("level.recipes", Property(lambda i: ",".join(env.level.recipe_names)))
         t.add("level.items", Property(lambda i: ",".join(
             f"{k}:{'EMPTY' if k == 0 else n}" for k, n in enumerate(tables.item_names))))
-        for a in range(self.num_agents):
+        for a in range(env.num_agents):
             def pos(i, a=a):
-                x, y = self.get_state(i)["agents"][a]["pos"]
+                x, y = env.get_state(i)["agents"][a]["pos"]
                 return f"{x},{y}"
 
             def held(i, a=a) -> str:
-                return name(int(self.state.held[int(self.row_units[i]), a]))
+                return name(int(env.state.held[int(env.row_units[i]), a]))
 
             t.add(f"state.agents.{a}.pos", Property(pos, per_env=True, doc="x,y"))
             t.add(f"agent.{a}.position", Property(pos, per_env=True, doc="x,y"))
             t.add(f"state.agents.{a}.held", Property(held, per_env=True, doc="item name or none"))
 
         def delivered(i) -> str:
-            u = int(self.row_units[i])
-            items = self.state.delivered_item[u, : int(self.state.n_delivered[u])]
+            u = int(env.row_units[i])
+            items = env.state.delivered_item[u, : int(env.state.n_delivered[u])]
             return ",".join(tables.item_names[int(x)] for x in items)
 
         t.add("state.delivered", Property(delivered, per_env=True, doc="delivered items, in order"))

@@ -26,17 +26,18 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
-from gridsim.kitchen.api import KitchenApi
+from gridsim.kitchen.api import KITCHEN_EVENTS, KitchenApi
 from gridsim.kitchen.level import load_kitchen_level
 from gridsim.kitchen.render import render_ansi, render_rgb
 from gridsim.kitchen.rules import DEFAULT_RULES
 from gridsim.kitchen.state import KitchenState
+from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.levels.lookup import LevelSource, builtin_level_names
 
 __all__ = ["FAMILY", "KitchenEnv", "KitchenVectorEnv"]
 
 
-class KitchenVectorEnv(KitchenApi, GridVectorEnv):
+class KitchenVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of gym-cooking kitchens: 1 to 4 agents chop, plate and deliver dishes together.
 
     ## Description
@@ -109,6 +110,8 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
     """
 
     stat_extras = {"success": "stat_success", "dishes_delivered": "stat_dishes"}
+    level_api_class = KitchenApi
+    EVENT_SPECS = KITCHEN_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
         "num_agents": Setting(int, 2, doc="agents per kitchen, 1 to 4"),
@@ -233,8 +236,14 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
 
     # ------------------------------------------------------------- state access
 
+    @property
+    def row_units(self) -> np.ndarray:
+        """(N,) the kitchen of each row."""
+        rows = np.arange(self.num_envs)
+        return rows // self.num_agents if self.agent_rows else rows
+
     def _kitchen(self, index: int) -> int:
-        row = self._index(index)
+        row = self.row_index(index)
         return row // self.num_agents if self.agent_rows else row
 
     @synchronized
@@ -244,7 +253,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         ``{"t": int, "agents": [{"pos": (x, y), "held": full name or None}], "items": {(x, y):
         full name}, "delivered": {(x, y): [full names]}}``.
         """
-        self._check_open()
+        self.check_open()
         k = self._kitchen(index)
         st = self.state
         names = self.level.tables.item_names
@@ -277,11 +286,11 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         Raises:
             InvalidStateError: a value of the wrong type, or one the kitchen cannot be in (nothing is changed).
         """
-        self._check_open()
+        self.check_open()
         k = self._kitchen(index)
         st, tables = self.state, self.level.tables
         W, H = self.level.width, self.level.height
-        v = self._unit_view(k, self._index(index))
+        v = self.state_io.unit_view(k, self.row_index(index))
 
         def cell(xy, field, what):
             ok = isinstance(xy, (tuple, list)) and len(xy) == 2 and all(
@@ -327,7 +336,7 @@ class KitchenVectorEnv(KitchenApi, GridVectorEnv):
         v["delivered_bits"][0], v["solved"][0] = bits[0], solved[0]
         v.put_int("t", state.get("t", 0))
         v["needs_reset"][0] = False
-        return self._commit_state(v, k, k * self.num_agents if self.agent_rows else k), {}
+        return self.state_io.commit_view(v, k, k * self.num_agents if self.agent_rows else k), {}
 
     # ------------------------------------------------------------------ render
 

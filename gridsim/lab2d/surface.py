@@ -1,25 +1,29 @@
 """The Lab2D-shaped surface every gridsim vector env has: specs, start/advance, properties, events.
 
-Everything is batched over the N envs (rows); per-env items take an ``index``. Families
-declare their observations (:meth:`LevelApi._observation_entries`), action components,
-event specs (``EVENT_SPECS``), settings (``SETTINGS``) and extra properties
-(:meth:`LevelApi._family_properties`); this mixin turns them into the API.
+Everything is batched over the N envs (rows); per-env items take an ``index``. A family's
+:class:`LevelApi` (its ``api.py``) declares its observations (:meth:`LevelApi._observation_entries`),
+action components and extra properties (:meth:`LevelApi._family_properties`); its env class
+declares the event specs (``EVENT_SPECS``) and settings (``SETTINGS``). The env holds its level
+API as ``env.level_api`` (built with the env from its ``level_api_class``), and
+:class:`LevelApiFacade` makes the API's public names the env's.
 """
 
 from __future__ import annotations
 
 import numbers
+import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
 from gridsim.engine.locking import synchronized
+from gridsim.engine.parts import Delegate, Part
 from gridsim.engine.rng import SEED_BOUND, entropy_seed
 from gridsim.engine.settings import Setting, check_max_steps, format_value
 from gridsim.engine.state import brief
+from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import (
     ArgumentTypeError,
     InvalidActionError,
@@ -37,54 +41,40 @@ from gridsim.lab2d.specs import (
     property_error,
 )
 
-__all__ = ["LevelApi", "ObservationEntry", "parse_pair", "texts_of"]
+__all__ = ["LevelApi", "LevelApiFacade", "ObservationEntry", "parse_pair", "texts_of"]
 
 # name -> (spec, function of the env returning an (N, *shape) array or a tuple of N values)
 ObservationEntry = tuple[ObsSpec, Callable[[], Any]]
 
 
-class LevelApi:
-    """Mixin of :class:`gridsim.GridVectorEnv`: the level API of ``docs/levels.md``."""
+E = TypeVar("E", bound=GridVectorEnv)
 
-    SETTINGS: dict[str, Setting] = {}
-    EVENT_SPECS: tuple = ()
-    level_source = None  # the LevelSource the env was made from (gridsim.make)
-    level_def = None  # the gridsim.Level it was made from
-    level_values: dict[str, Any] = {}  # values of the level's own settings
-    info_events = False
 
-    if TYPE_CHECKING:  # what the mixin uses of GridVectorEnv, which every family class also derives from
-        num_envs: int
-        state: Any
-        kernel: Any
-        single_action_space: gym.Space
-        _num_threads_setting: int | str
-        _was_reset: bool
+class LevelApi(Part[E]):
+    """The level API of ``docs/levels.md`` over one vector env (``env.level_api``).
 
-        def _check_open(self) -> None: ...
-        def _index(self, index: int) -> int: ...
-        def _own_obs(self) -> None: ...
-        def _coerce_actions(self, actions: Any) -> np.ndarray: ...
-        def _kernel_error(self, actions: Any) -> Exception: ...
-        def _clear_events(self, unit: int) -> None: ...
-        def _rows_to_units(self, mask: np.ndarray, seeds: Any) -> tuple[np.ndarray, Any]: ...
-        def _seed_writes(self, mask: np.ndarray, seeds: Any) -> list: ...
+    It uses the env's public interface (``check_open``, ``row_index``, ``row_units``,
+    ``started``, ``sync_obs``, ``commit``, ``seed_writes``, ``step_without_autoreset``,
+    ``state_io``, ``num_threads_setting``), its state and kernel, and what the family and the
+    level declare (``SETTINGS``, ``EVENT_SPECS``, ``level_def``, ``level_source``, ``level_values``).
+    A family's subclass adds its observations, action components and properties.
+    """
+
+    def __init__(self, env: E, lock: threading.RLock):
+        super().__init__(env, lock)
+        self._property_table: PropertyTable | None = None  # built on first use
 
     # ------------------------------------------------------------------ units
 
-    @property
-    def row_units(self) -> np.ndarray:
-        """(N,) the simulated world of each row (rows and worlds coincide except in agent-rows views)."""
-        return np.arange(self.num_envs)
-
     def _rows_of(self, index) -> np.ndarray:
         """A bool (N,) row mask from None (all), an int, a sequence of ints or a bool mask."""
-        N = self.num_envs
+        env = self.env
+        N = env.num_envs
         if index is None:
             return np.ones(N, np.bool_)
         if isinstance(index, (numbers.Integral, np.integer)) and not isinstance(index, bool):
             mask = np.zeros(N, np.bool_)
-            mask[self._index(int(index))] = True
+            mask[env.row_index(int(index))] = True
             return mask
         arr = np.asarray(index)
         if arr.dtype == np.bool_:
@@ -98,7 +88,7 @@ class LevelApi:
                 f"index must be None, an int, a non-empty list of ints or a bool mask, got {index!r}")
         mask = np.zeros(N, np.bool_)
         for i in arr:
-            mask[self._index(int(i))] = True
+            mask[env.row_index(int(i))] = True
         return mask
 
     # ------------------------------------------------------------------ specs
@@ -120,13 +110,14 @@ class LevelApi:
             RuntimeError: before the first reset.
             NameNotFoundError: an unknown name (a ``KeyError``).
         """
-        self._check_open()
-        if not self._was_reset:
+        env = self.env
+        env.check_open()
+        if not env.started:
             raise RuntimeError("the environment is not started: call reset() or start() first")
         entries = self._observation_entries()
         if not isinstance(name, str) or name not in entries:
             raise NameNotFoundError(f"no observation {name!r}; this env has {list(entries)}")
-        self._own_obs()
+        env.sync_obs()
         return entries[name][1]()
 
     def discrete_action_spec(self) -> list[ActionSpec]:
@@ -139,12 +130,12 @@ class LevelApi:
 
     def text_action_spec(self) -> list[str]:
         """Names of text actions (a scripting facility; built-in families have none)."""
-        hook = getattr(self.level_def, "text_action_spec", None)
+        hook = getattr(self.env.level_def, "text_action_spec", None)
         return list(hook()) if hook is not None else []
 
     def event_spec(self) -> list:
         """The events this family's kernel writes: ``EventSpec(name, fields)``; payloads are int32."""
-        return list(self.EVENT_SPECS)
+        return list(self.env.EVENT_SPECS)
 
     # ----------------------------------------------------------------- events
 
@@ -155,11 +146,12 @@ class LevelApi:
         Reading never clears them; the next step, advance, start or reset does. Empty unless
         the env was made with ``events=True``.
         """
-        self._check_open()
+        env = self.env
+        env.check_open()
         from gridsim.engine.events import decode_events
 
-        unit = int(self.row_units[self._index(index)])
-        return decode_events(self.state, self.EVENT_SPECS, unit)
+        unit = int(env.row_units[env.row_index(index)])
+        return decode_events(env.state, env.EVENT_SPECS, unit)
 
     @synchronized
     def events_batch(self) -> dict[str, np.ndarray]:
@@ -168,11 +160,12 @@ class LevelApi:
         ``env`` int32 (E,), ``type`` int16 (E,) (1-based index into :meth:`event_spec`),
         ``payload`` int32 (E, K) padded with -1.
         """
-        self._check_open()
+        env = self.env
+        env.check_open()
         from gridsim.engine.events import batch_events
 
-        per_unit = batch_events(self.state, self.EVENT_SPECS)
-        units = self.row_units
+        per_unit = batch_events(env.state, env.EVENT_SPECS)
+        units = env.row_units
         if np.array_equal(units, np.arange(len(units))):
             return per_unit
         # Agent-rows views: each row reports its world's events.
@@ -193,8 +186,9 @@ class LevelApi:
         without playing the episodes before it. Seeds are below ``2**128``; the start happens
         completely or not at all, also under ``KeyboardInterrupt``.
         """
-        self._check_open()
-        last = np.iinfo(self.state.episode.dtype).max
+        env = self.env
+        env.check_open()
+        last = np.iinfo(env.state.episode.dtype).max
         if isinstance(episode, bool) or not isinstance(episode, numbers.Integral) or not 0 <= episode <= last:
             raise InvalidArgumentError(f"episode must be an integer in 0..{last}, got {episode!r}")
         mask = self._rows_of(index)
@@ -216,17 +210,14 @@ class LevelApi:
             if any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 0 <= s < SEED_BOUND
                    for s in chosen):
                 raise InvalidArgumentError("seeds must be integers in 0..2**128 - 1")
-        seeds = np.full(self.num_envs, None, dtype=object)
+        seeds = np.full(env.num_envs, None, dtype=object)
         for i, s in zip(rows, chosen, strict=True):
             seeds[i] = int(s)
-        unit_mask, unit_seeds = self._rows_to_units(mask, seeds)
+        unit_mask, writes = env.seed_writes(mask, seeds)  # new keys, episode 0 ...
         units = np.flatnonzero(unit_mask)
-        writes = self._seed_writes(unit_mask, unit_seeds)  # new keys, episode 0 ...
-        episode_dtype = self.state.episode.dtype
-        writes.append((self.state.episode, units, np.full(len(units), episode, episode_dtype)))  # ... then this one
-        self._own_obs()
-        _core.commit(writes, [(self.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),)),
-                              (setattr, (self, "_was_reset", True))])
+        episode_dtype = env.state.episode.dtype
+        writes.append((env.state.episode, units, np.full(len(units), episode, episode_dtype)))  # ... then this one
+        env.commit(writes, [(env.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),))])
 
     @synchronized
     def advance(self, discrete=None, continuous=None, text=None) -> tuple[np.ndarray, np.ndarray]:
@@ -242,33 +233,25 @@ class LevelApi:
             RuntimeError: before the first start/reset, or for an env whose episode ended
                 (``start`` it, or ``reset`` it, first).
         """
-        self._check_open()
-        if not self._was_reset:
+        env = self.env
+        env.check_open()
+        if not env.started:
             raise RuntimeError("the environment is not started: call start() or reset() first")
         if text is not None:
             self._text_actions(text)
         actions = self._advance_actions(discrete, continuous)
-        ended = self.state.needs_reset[self.row_units]
+        ended = env.state.needs_reset[env.row_units]
         if ended.any():
             i = int(np.flatnonzero(ended)[0])
             raise RuntimeError(f"env {i}'s episode ended: call start() (or reset) before advancing it")
-        self._own_obs()
-        k = self.kernel
-        mode = k.autoreset_mode
-        k.autoreset_mode = _core.AUTORESET_DISABLED
-        try:
-            actions, fn = self._coerce_actions(actions)
-            n_done = fn(actions)
-        finally:
-            k.autoreset_mode = mode
-        if n_done < 0:
-            raise self._kernel_error(actions)
-        st = self.state
+        env.step_without_autoreset(actions)
+        st = env.state
         return ~(st.terminated | st.truncated), st.rewards.copy()
 
     def _advance_actions(self, discrete, continuous):
         """The Gymnasium action batch of ``advance``'s components."""
-        N = self.num_envs
+        env = self.env
+        N = env.num_envs
         d_spec, c_spec = self.discrete_action_spec(), self.continuous_action_spec()
         if c_spec:
             if discrete is not None:
@@ -283,30 +266,32 @@ class LevelApi:
         a = np.asarray(discrete)
         if a.shape != (N, len(d_spec)) and a.shape != (N,) + (() if len(d_spec) == 1 else (len(d_spec),)):
             raise InvalidActionError(f"discrete actions must have shape ({N}, {len(d_spec)}), got {a.shape}")
-        if not self.single_action_space.shape:  # Discrete: one component per env
+        if not env.single_action_space.shape:  # Discrete: one component per env
             return a.reshape(N)
         return a.reshape(N, len(d_spec))
 
     def _text_actions(self, text):
+        env = self.env
         texts = np.asarray(text, dtype=object)
-        if texts.shape != (self.num_envs,):
-            raise InvalidArgumentError(f"text actions must have shape ({self.num_envs},), got {texts.shape}")
-        hook = getattr(self.level_def, "on_text_actions", None)
+        if texts.shape != (env.num_envs,):
+            raise InvalidArgumentError(f"text actions must have shape ({env.num_envs},), got {texts.shape}")
+        hook = getattr(env.level_def, "on_text_actions", None)
         for i, t in enumerate(texts):
             if t is None or t == "":
                 continue
             if hook is None:
                 raise InvalidArgumentError("this level takes no text actions (its text_action_spec() is empty)")
-            hook(self, i, str(t))
-            self._clear_events(int(self.row_units[i]))
+            hook(env, i, str(t))
+            env.state_io.clear_events(int(env.row_units[i]))
 
     @synchronized
     def status(self) -> np.ndarray:
         """Every env's :class:`EnvironmentStatus` as an int8 (N,) array (RUNNING, TERMINATED, INTERRUPTED)."""
-        self._check_open()
-        st = self.state
-        ended = st.needs_reset[self.row_units]
-        out = np.full(self.num_envs, EnvironmentStatus.RUNNING, np.int8)
+        env = self.env
+        env.check_open()
+        st = env.state
+        ended = st.needs_reset[env.row_units]
+        out = np.full(env.num_envs, EnvironmentStatus.RUNNING, np.int8)
         out[ended & st.terminated] = EnvironmentStatus.TERMINATED
         out[ended & ~st.terminated] = EnvironmentStatus.INTERRUPTED
         return out
@@ -320,11 +305,9 @@ class LevelApi:
     @synchronized
     def properties(self) -> PropertyTable:
         """The property table (built on first use)."""
-        table = self.__dict__.get("_property_table")
-        if table is None:
-            table = self._build_properties()
-            self.__dict__["_property_table"] = table
-        return table
+        if self._property_table is None:
+            self._property_table = self._build_properties()
+        return self._property_table
 
     def _setting_property(self, key: str, decl: Setting) -> Property:
         """The ``settings.<key>`` property: its value as text, and a writer when it is writable."""
@@ -338,18 +321,19 @@ class LevelApi:
         return Property(get=get, set=set_ if decl.writable else None, doc=decl.doc)
 
     def _build_properties(self) -> PropertyTable:
+        env = self.env
         t = PropertyTable()
         for key, decl in self._all_settings().items():
             t.add(f"settings.{key}", self._setting_property(key, decl))
-        src = self.level_source
+        src = env.level_source
         t.add("level.name", Property(lambda i: self._level_name()))
         t.add("level.argument", Property(lambda i: "" if src is None else src.argument))
         t.add("level.path", Property(lambda i: self._level_path()))
-        t.add("num_envs", Property(lambda i: str(self.num_envs)))
-        st = self.state
+        t.add("num_envs", Property(lambda i: str(env.num_envs)))
+        st = env.state
 
         def unit(i):
-            return int(self.row_units[i])
+            return int(env.row_units[i])
 
         t.add("episode.number", Property(lambda i: str(int(st.episode[unit(i)])), per_env=True))
         t.add("episode.step", Property(lambda i: str(int(self._episode_steps()[unit(i)])), per_env=True))
@@ -358,39 +342,42 @@ class LevelApi:
         t.add("events.dropped", Property(
             lambda i: str(int(st.event_dropped[unit(i)])) if hasattr(st, "event_dropped") else "0", per_env=True))
         self._family_properties(t)
-        extra = getattr(self.level_def, "properties", None)
+        extra = getattr(env.level_def, "properties", None)
         if extra is not None:
-            for key, prop in extra(self).items():
+            for key, prop in extra(env).items():
                 t.add(key, prop)
         return t
 
     def _level_name(self) -> str:
-        src = self.level_source
+        env = self.env
+        src = env.level_source
         if src is not None:
             return src.name
-        return str(getattr(self, "level_name", type(self).__name__))
+        return str(getattr(env, "level_name", type(env).__name__))
 
     def _level_path(self) -> str:
-        src = self.level_source
+        src = self.env.level_source
         return "<unknown>" if src is None else src.location
 
     def _episode_steps(self) -> np.ndarray:
         """(units,) steps taken in each world's episode: the state's ``STEP_FIELD`` (a family may override)."""
-        name = self.state.STEP_FIELD
+        env = self.env
+        name = env.state.STEP_FIELD
         if not name:
-            raise NotImplementedError(f"{type(self.state).__name__} names no STEP_FIELD (its episode's step counter)")
-        return getattr(self.state, name)
+            raise NotImplementedError(f"{type(env.state).__name__} names no STEP_FIELD (its episode's step counter)")
+        return getattr(env.state, name)
 
     def _row(self, key: str, prop: Property, index) -> int | None:
+        env = self.env
         if not prop.per_env:
             return None
         if index is None:
-            if self.num_envs == 1:
+            if env.num_envs == 1:
                 return 0
             raise property_error(PropertyResult.INVALID_ARGUMENT,
-                                 f"property {key!r} is per env: pass index= (num_envs={self.num_envs})")
+                                 f"property {key!r} is per env: pass index= (num_envs={env.num_envs})")
         try:
-            return self._index(index)
+            return env.row_index(index)
         except IndexError as e:
             raise property_error(PropertyResult.INVALID_ARGUMENT, str(e)) from None
 
@@ -403,7 +390,8 @@ class LevelApi:
             PermissionError: the key only groups others (``.code`` PERMISSION_DENIED).
             ValueError: a per-env key without a valid index (``.code`` INVALID_ARGUMENT).
         """
-        self._check_open()
+        env = self.env
+        env.check_open()
         prop = self.properties.entry(key, PropertyAttribute.READABLE)
         return prop.get(self._row(key, prop, index))
 
@@ -421,7 +409,8 @@ class LevelApi:
             InvalidStateError: a state value outside the family's invariants (a ValueError; INVALID_ARGUMENT);
                 nothing is written.
         """
-        self._check_open()
+        env = self.env
+        env.check_open()
         prop = self.properties.entry(key, PropertyAttribute.WRITABLE)
         if not isinstance(value, str):
             raise property_error(PropertyResult.INVALID_ARGUMENT,
@@ -438,7 +427,7 @@ class LevelApi:
                 raise
             raise property_error(PropertyResult.INVALID_ARGUMENT, f"cannot write {value!r} to {key!r}: {e}") from None
         if row is not None:
-            self._clear_events(int(self.row_units[row]))
+            env.state_io.clear_events(int(env.row_units[row]))
 
     @synchronized
     def list_property(self, key: str, index: int | None = None) -> list[tuple[str, PropertyAttribute]]:
@@ -448,7 +437,8 @@ class LevelApi:
             KeyError: no such key (NOT_FOUND).
             PermissionError: the key has nothing under it (PERMISSION_DENIED).
         """
-        self._check_open()
+        env = self.env
+        env.check_open()
         if isinstance(key, str) and key == "":
             return self.properties.children("")
         self.properties.lookup(key, PropertyAttribute.LISTABLE)
@@ -479,8 +469,9 @@ class LevelApi:
     # ---------------------------------------------------------------- settings
 
     def _all_settings(self) -> dict[str, Setting]:
-        out = dict(self.SETTINGS)
-        level_settings = getattr(self.level_def, "settings", None) or {}
+        env = self.env
+        out = dict(env.SETTINGS)
+        level_settings = getattr(env.level_def, "settings", None) or {}
         out.update(level_settings)
         return out
 
@@ -490,34 +481,70 @@ class LevelApi:
 
         A written value shows at once, though it applies at each env's next reset.
         """
-        if key in self.level_values:
-            return self.level_values[key]
-        decl = self.SETTINGS[key]
+        env = self.env
+        if key in env.level_values:
+            return env.level_values[key]
+        decl = env.SETTINGS[key]
         reader = getattr(self, f"_setting_{key}", None)
         if reader is not None:
             return reader()
-        return getattr(self, "init_args", {}).get(decl.kwarg or key, decl.default)
+        return getattr(env, "init_args", {}).get(decl.kwarg or key, decl.default)
 
     def _setting_max_steps(self):
-        limit = int(self.kernel.max_steps)
+        limit = int(self.env.kernel.max_steps)
         return None if limit <= 0 else limit
 
     def _setting_num_threads(self):
-        return self._num_threads_setting
+        return self.env.num_threads_setting
 
     def _write_setting(self, key: str, text: str):
         """Apply a written setting (``max_steps`` at each env's next reset, ``num_threads`` from the next call)."""
-        decl = self.SETTINGS[key]
+        decl = self.env.SETTINGS[key]
         value = decl.parse(key, text)
         getattr(self, f"_write_setting_{key}")(value)
 
     def _write_setting_num_threads(self, value):
-        self.num_threads = value
+        self.env.num_threads = value
 
     def _write_setting_max_steps(self, value):
+        env = self.env
         value = check_max_steps(value, "max_steps")
-        _core.commit([], [(setattr, (self.kernel, "max_steps", 0 if value is None else value)),
-                          (setattr, (self, "max_episode_steps", value))])
+        _core.commit([], [(setattr, (env.kernel, "max_steps", 0 if value is None else value)),
+                          (setattr, (env, "max_episode_steps", value))])
+
+
+class LevelApiFacade:
+    """The level API's public names on a family's env: each is ``env.level_api``'s.
+
+    A family's env class derives from it and from :class:`gridsim.GridVectorEnv`, and names its
+    :class:`LevelApi` in ``level_api_class``, which the env builds as ``env.level_api``::
+
+        class NavVectorEnv(LevelApiFacade, GridVectorEnv):
+            level_api_class = NavApi
+    """
+
+    level_api: LevelApi
+    level_api_class: type[LevelApi] = LevelApi
+
+    observation_spec = Delegate("level_api", LevelApi.observation_spec)
+    observation = Delegate("level_api", LevelApi.observation)
+    discrete_action_spec = Delegate("level_api", LevelApi.discrete_action_spec)
+    continuous_action_spec = Delegate("level_api", LevelApi.continuous_action_spec)
+    text_action_spec = Delegate("level_api", LevelApi.text_action_spec)
+    event_spec = Delegate("level_api", LevelApi.event_spec)
+    events = Delegate("level_api", LevelApi.events)
+    events_batch = Delegate("level_api", LevelApi.events_batch)
+    start = Delegate("level_api", LevelApi.start)
+    advance = Delegate("level_api", LevelApi.advance)
+    status = Delegate("level_api", LevelApi.status)
+    properties = Delegate("level_api", LevelApi.properties)
+    read_property = Delegate("level_api", LevelApi.read_property)
+    write_property = Delegate("level_api", LevelApi.write_property)
+    list_property = Delegate("level_api", LevelApi.list_property)
+    try_read_property = Delegate("level_api", LevelApi.try_read_property)
+    try_write_property = Delegate("level_api", LevelApi.try_write_property)
+    try_list_property = Delegate("level_api", LevelApi.try_list_property)
+    setting_value = Delegate("level_api", LevelApi.setting_value)
 
 
 # What the try_* property methods turn into a result code (the property errors derive from these).

@@ -19,6 +19,7 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
+from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
 from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
@@ -51,7 +52,7 @@ OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
 EMPTY = _kernel.MINIGRID_OBJECTS["empty"]
 
 
-class MinigridVectorEnv(MinigridApi, GridVectorEnv):
+class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of Minigrid envs of one id, each exactly Farama Minigrid 3.2.0's for the same seed.
 
     ## Description
@@ -137,6 +138,7 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
     mission_format: str
     _dict_obs: bool  # the observation is Minigrid's dict (obs_type "dict" or "full")
 
+    level_api_class = MinigridApi
     SETTINGS = {
         **COMMON_SETTINGS,
         "max_steps": Setting(int, None, writable=True, kwarg="max_episode_steps", optional=True,
@@ -303,8 +305,8 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         "step_count": int, "mission": str, "task": tuple of the generator's ints,
         "bit_generator": numpy.random.PCG64().state's dict}``.
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
         cells = st.grid[i].transpose(1, 0, 2)  # (W, H, 4)
         carried = st.carrying[i]
@@ -331,12 +333,12 @@ class MinigridVectorEnv(MinigridApi, GridVectorEnv):
         Raises:
             InvalidStateError: a value of the wrong type, shape or range (nothing is changed).
         """
-        self._check_open()
-        i = self._index(index)
-        v = self._unit_view(i)
+        self.check_open()
+        i = self.row_index(index)
+        v = self.state_io.unit_view(i)
         _put_state(v, state, i, self)
         v["needs_reset"][0] = False
-        obs = self._commit_state(v, i, i)
+        obs = self.state_io.commit_view(v, i, i)
         return obs, {}
 
     # ------------------------------------------------------------------ render

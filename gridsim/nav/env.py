@@ -26,10 +26,11 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError
+from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.levels.lookup import LevelSource, builtin_level_names, read_source
 from gridsim.levels.textmap import parse_level_text
 from gridsim.nav.alphabet import F_WALKABLE
-from gridsim.nav.api import NavApi
+from gridsim.nav.api import NAV_EVENTS, NavApi
 from gridsim.nav.level import LEVEL_GRAMMAR, NavLevel, compile_nav_level, load_nav_level, read_nav_level
 from gridsim.nav.state import OBS_COORDS, OBS_IMAGE, OBS_VIEW, NavState, check_obs_size
 
@@ -94,7 +95,7 @@ def nav_spaces(
 RENDER_CELL_PX = 16  # render_frame's pixels per cell
 
 
-class NavVectorEnv(NavApi, GridVectorEnv):
+class NavVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of PixelWorld navigation grids, stepped by one kernel call.
 
     ## Description
@@ -181,6 +182,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         >>> envs.close()
     """
 
+    level_api_class = NavApi
+    EVENT_SPECS = NAV_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
         "alphabet": Setting(("navigation", "noisy"), None, optional=True, doc="built-in alphabet"),
@@ -314,8 +317,8 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         ``needs_reset`` (the episode ended and a reset is pending). The fixed-reward
         table follows from ``key`` (drawn again when a key is injected).
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
         chars = self.level.alphabet.chars
         tiles = st.tiles_of(i)
@@ -348,15 +351,15 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             InvalidStateError: a key is unknown or a value breaks the family's invariants
                 (nothing is changed).
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
         if not isinstance(state, Mapping):
             raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
         unknown = set(state) - self.STATE_KEYS
         if unknown:
             raise InvalidStateError(f"unknown state keys {sorted(unknown)}; known: {sorted(self.STATE_KEYS)}", env=i)
-        v = self._unit_view(i)
+        v = self.state_io.unit_view(i)
         if "tiles" in state:
             P, H, W = st.pad, st.height, st.width
             grid = v["grid"].reshape(H + 2 * P, st.row_stride)
@@ -383,7 +386,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
             v.put_bool("needs_reset", state["needs_reset"])
         # Fixed rewards belong to the key.
         redraw = [(self.kernel.redraw_table, (i,))] if "key" in state else []
-        return self._commit_state(v, i, i, after_write=redraw), {}
+        return self.state_io.commit_view(v, i, i, after_write=redraw), {}
 
     def _parse_pos(self, pos, i: int) -> tuple[int, int]:
         """A ``pos`` value as (row, col) inside the map."""
@@ -423,7 +426,7 @@ class NavVectorEnv(NavApi, GridVectorEnv):
         """
         cell_px = check_cell_px(cell_px, RENDER_CELL_PX, self.level.height, self.level.width)
         out = np.empty((self.level.height * cell_px, self.level.width * cell_px, 3), np.uint8)
-        i = self._index(index)
+        i = self.row_index(index)
         self.kernel.render_rgb(i, out, cell_px)
         st = self.state
         row, col = (int(v) for v in st.cell_rc[st.agent_cell[i]])

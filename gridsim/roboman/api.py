@@ -1,12 +1,12 @@
 """The manipulation family's part of the level API: observations, actions, properties and events.
 
-A base of :class:`gridsim.roboman.RobomanVectorEnv`; it reads the env's state arrays and never steps anything.
+:class:`RobomanApi` is the level API of :class:`gridsim.roboman.RobomanVectorEnv` (its ``level_api``);
+it reads the env's state arrays and never steps anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +17,18 @@ from gridsim.errors import InvalidArgumentError
 from gridsim.lab2d.properties import Property, PropertyTable
 from gridsim.lab2d.specs import ActionSpec, ObsSpec
 from gridsim.lab2d.surface import LevelApi, ObservationEntry, parse_pair, texts_of
+
+if TYPE_CHECKING:
+    from gridsim.engine.vector import GridVectorEnv
+
+    class _RobomanEnv(GridVectorEnv):
+        """What RobomanApi reads of RobomanVectorEnv besides GridVectorEnv's names."""
+
+        exclude_solved_starts: bool
+
+        def get_task(self, index: int = 0) -> str:
+            """The task of env ``index``."""
+            raise NotImplementedError
 
 __all__ = ["ROBOMAN_EVENTS", "RobomanApi"]
 
@@ -40,48 +52,35 @@ def _obj_or_none(text: str, what: str) -> int | None:
     return _OBJECTS.index(t)
 
 
-class RobomanApi(LevelApi):
+class RobomanApi(LevelApi["_RobomanEnv"]):
     """gridroboman's observations ``STATE``, ``GRID``, ``ACTION_MASK``, ``TASK``, ``WORLD.TEXT``; action ``ACTION``."""
 
-    EVENT_SPECS = ROBOMAN_EVENTS
-
-    if TYPE_CHECKING:  # what the mixin uses of RobomanVectorEnv
-        obs_type: str
-
-        def get_task(self, index: int = 0) -> str:
-            """The task of env ``index``."""
-
-        def get_state(self, index: int = 0) -> dict[str, Any]:
-            """The state dict of env ``index``."""
-
-        def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[np.ndarray, dict]:
-            """Inject a state dict into env ``index``."""
-
     def _observation_entries(self) -> dict[str, ObservationEntry]:
-        st = self.state
-        n = st.obs_shape[0] if self.obs_type == "vector" else 11
+        env = self.env
+        st = env.state
+        n = st.obs_shape[0] if env.obs_type == "vector" else 11
         entries: dict[str, ObservationEntry] = {
             "STATE": (ObsSpec("STATE", np.dtype(np.float32), (n,)), self._vectors),
             "GRID": (ObsSpec("GRID", np.dtype(np.uint8), (7, 7, 4)), self._grids),
             "ACTION_MASK": (ObsSpec("ACTION_MASK", np.dtype(np.int8), (7,)), lambda: st.action_mask.copy()),
             "TASK": (ObsSpec("TASK", np.dtype(str), ()),
-                     lambda: tuple(self.get_task(i) for i in range(self.num_envs))),
-            "WORLD.TEXT": (ObsSpec("WORLD.TEXT", np.dtype(str), ()), lambda: texts_of(self)),
+                     lambda: tuple(env.get_task(i) for i in range(env.num_envs))),
+            "WORLD.TEXT": (ObsSpec("WORLD.TEXT", np.dtype(str), ()), lambda: texts_of(env)),
         }
-        own = "STATE" if self.obs_type == "vector" else "GRID"
+        own = "STATE" if env.obs_type == "vector" else "GRID"
         entries[own] = (entries[own][0], lambda: st.obs.copy())
         return entries
 
     def _vectors(self) -> np.ndarray:
         """The 11-float observation of every env, written by the kernel from the current state."""
-        out = np.empty((self.num_envs, 11), np.float32)
-        self.kernel.observe_as(_kernel.ROBOMAN_OBS_VECTOR, out)
+        out = np.empty((self.env.num_envs, 11), np.float32)
+        self.env.kernel.observe_as(_kernel.ROBOMAN_OBS_VECTOR, out)
         return out
 
     def _grids(self) -> np.ndarray:
         """The 7 x 7 x 4 grid observation of every env, written by the kernel."""
-        out = np.empty((self.num_envs, 7, 7, 4), np.uint8)
-        self.kernel.observe_as(_kernel.ROBOMAN_OBS_GRID, out)
+        out = np.empty((self.env.num_envs, 7, 7, 4), np.uint8)
+        self.env.kernel.observe_as(_kernel.ROBOMAN_OBS_GRID, out)
         return out
 
     def discrete_action_spec(self) -> list[ActionSpec]:
@@ -89,17 +88,20 @@ class RobomanApi(LevelApi):
         return [ActionSpec("ACTION", 0, 6)]
 
     def _setting_exclude_solved_starts(self):
-        return bool(self.kernel.exclude_solved)
+        return bool(self.env.kernel.exclude_solved)
 
     def _write_setting_exclude_solved_starts(self, value: bool):
-        _core.commit([], [(setattr, (self.kernel, "exclude_solved", int(value))),
-                          (setattr, (self, "exclude_solved_starts", bool(value)))])
+        env = self.env
+        _core.commit([], [(setattr, (env.kernel, "exclude_solved", int(value))),
+                          (setattr, (env, "exclude_solved_starts", bool(value)))])
 
     def _family_properties(self, t: PropertyTable):
+        env = self.env
+
         def update(i, change):
-            s = self.get_state(i)
+            s = env.get_state(i)
             change(s)
-            self.set_state(s, index=i)
+            env.set_state(s, index=i)
 
         def xy(s):
             return f"{s[0]},{s[1]}"
@@ -107,7 +109,7 @@ class RobomanApi(LevelApi):
         def name(j):
             return "none" if j is None else _OBJECTS[j]
 
-        t.add("task.name", Property(lambda i: self.get_task(i), per_env=True))
+        t.add("task.name", Property(lambda i: env.get_task(i), per_env=True))
 
         def set_agent(i, text):
             update(i, lambda s: s.__setitem__("agent_pos", parse_pair(text, "state.agent.pos")))
@@ -118,15 +120,15 @@ class RobomanApi(LevelApi):
         def set_timer(i, text):
             update(i, lambda s: s.__setitem__("timer", int(text)))
 
-        t.add("state.agent.pos", Property(lambda i: xy(self.get_state(i)["agent_pos"]), set_agent, per_env=True,
+        t.add("state.agent.pos", Property(lambda i: xy(env.get_state(i)["agent_pos"]), set_agent, per_env=True,
                                           doc="x,y of the agent"))
-        t.add("agent.0.position", Property(lambda i: xy(self.get_state(i)["agent_pos"]), per_env=True, doc="x,y"))
-        t.add("state.held", Property(lambda i: name(self.get_state(i)["lifted_obj_idx"]), set_held, per_env=True,
+        t.add("agent.0.position", Property(lambda i: xy(env.get_state(i)["agent_pos"]), per_env=True, doc="x,y"))
+        t.add("state.held", Property(lambda i: name(env.get_state(i)["lifted_obj_idx"]), set_held, per_env=True,
                                      doc="none, red, green or blue"))
-        t.add("state.timer", Property(lambda i: str(self.get_state(i)["timer"]), set_timer, per_env=True))
+        t.add("state.timer", Property(lambda i: str(env.get_state(i)["timer"]), set_timer, per_env=True))
         for j, color in enumerate(_OBJECTS):
             def get_obj_pos(i, j=j):
-                o = self.get_state(i)["objs"][j]
+                o = env.get_state(i)["objs"][j]
                 return f"{o['x']},{o['y']}"
 
             def set_obj_pos(i, text, j=j):
@@ -136,7 +138,7 @@ class RobomanApi(LevelApi):
             t.add(f"state.objects.{color}.pos", Property(get_obj_pos, set_obj_pos, per_env=True))
             for link in ("below", "above"):
                 def get_link(i, j=j, link=link):
-                    return name(self.get_state(i)["objs"][j][f"obj_{link}"])
+                    return name(env.get_state(i)["objs"][j][f"obj_{link}"])
 
                 def set_link(i, text, j=j, link=link):
                     value = _obj_or_none(text, f"state.objects.{_OBJECTS[j]}.{link}")

@@ -25,7 +25,8 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import InvalidArgumentError, InvalidStateError
-from gridsim.roboman.api import RobomanApi
+from gridsim.lab2d.surface import LevelApiFacade
+from gridsim.roboman.api import ROBOMAN_EVENTS, RobomanApi
 from gridsim.roboman.render import render_rgb
 from gridsim.roboman.state import RobomanState
 from gridsim.roboman.tasks import GRID_SIZE, MAX_TIME, OBJECT_NAMES, TASK_IDS, TASK_KINDS, TASKS, Task, parse_task
@@ -36,7 +37,7 @@ OBS_TYPES = {"vector": _kernel.ROBOMAN_OBS_VECTOR, "grid": _kernel.ROBOMAN_OBS_G
 MAX_TASKS = 2**15 - 1  # the kernel numbers an env's task in int16 (task_slot)
 
 
-class RobomanVectorEnv(RobomanApi, GridVectorEnv):
+class RobomanVectorEnv(LevelApiFacade, GridVectorEnv):
     """A batch of gridroboman worlds: lift, carry, put and stack three objects on a 7x7 grid.
 
     ## Description
@@ -128,6 +129,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     STATE_LABELS = {"record.agent": "agent_pos", "record.objects": "objs", "record.above": "obj_above",
                     "record.below": "obj_below", "record.held": "lifted_obj_idx"}
 
+    level_api_class = RobomanApi
+    EVENT_SPECS = ROBOMAN_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
         "max_steps": Setting(int, MAX_TIME, writable=True, kwarg="max_episode_steps",
@@ -232,7 +235,7 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
     @synchronized
     def get_task(self, index: int = 0) -> str:
         """The name of env ``index``'s current task."""
-        return TASKS[int(self.state.task[self._index(index)])].name
+        return TASKS[int(self.state.task[self.row_index(index)])].name
 
     # ------------------------------------------------------------ state access
 
@@ -243,8 +246,8 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         ``{"agent_pos": (x, y), "objs": [{"x", "y", "obj_above", "obj_below"} x 3],
         "lifted_obj_idx": None or 0..2, "timer": int}``, objects in the order red, green, blue.
         """
-        self._check_open()
-        i = self._index(index)
+        self.check_open()
+        i = self.row_index(index)
         st = self.state
 
         def link(v):
@@ -274,12 +277,12 @@ class RobomanVectorEnv(RobomanApi, GridVectorEnv):
         Raises:
             InvalidStateError: a value of the wrong type or out of range (nothing is changed).
         """
-        self._check_open()
-        i = self._index(index)
-        v = self._unit_view(i)
+        self.check_open()
+        i = self.row_index(index)
+        v = self.state_io.unit_view(i)
         _put_state(v, state, i)
         v["needs_reset"][0] = False
-        obs = self._commit_state(v, i, i)
+        obs = self.state_io.commit_view(v, i, i)
         return obs, {"action_mask": self.state.action_mask[i].copy()}
 
     # ------------------------------------------------------------------ render

@@ -272,14 +272,14 @@ def test_load_state_dict_writes_the_copy_it_checked(source, tmp_path):
             np.save(tmp_path / f"{name}.npy", state[name])
             state[name] = np.load(tmp_path / f"{name}.npy", mmap_mode="r+")
     expected = np.array(state["ep_return"])
-    check = envs._check_state
+    check = envs.state_io.check
 
     def check_then_change(view):
         check(view)
         state["ep_return"][:] = 12345.0  # the caller's array changes after the check
         state["agent_cell"][:] = 0  # ... even to a value the check refuses (a wall)
 
-    envs._check_state = check_then_change
+    envs.state_io.check = check_then_change
     envs.load_state_dict(state)
     np.testing.assert_array_equal(envs.state.ep_return, expected)
     assert (envs.state.agent_cell != 0).all()
