@@ -4,33 +4,9 @@
 # (-1, -1, -1), nothing carried, task slots 0 and mission 0, and returns 0, or -1 where
 # Minigrid would raise (a placement that ran out of tries).
 
-# Generators, and what MgConfig.p holds for each.
-cdef enum:
-    GEN_EMPTY = 0        # p0: random start (Empty-Random-*)
-    GEN_DOORKEY = 1
-    GEN_FOURROOMS = 2
-    GEN_LAVAGAP = 3
-    GEN_CROSSING = 4     # p0: num_crossings, p1: obstacle (OBJ_LAVA or OBJ_WALL)
-    GEN_MULTIROOM = 5    # p0: minNumRooms, p1: maxNumRooms, p2: maxRoomSize
-    GEN_DISTSHIFT = 6    # p0: strip2_row
-    GEN_DYNOBS = 7       # p0: random start, p1: n_obstacles; task: count, then (x, y) per ball
-    GEN_MEMORY = 8       # p0: random_length; task: success (x, y), failure (x, y)
-    GEN_GOTODOOR = 9     # task: the target door (x, y); mission: its colour (COLOR_TO_IDX)
-    # RoomGrid ids (_roomgrid.pxi); then the MiniGridEnv ids of the spec's section 6.
-    GEN_UNLOCK = 10      # task: the locked door (x, y)
-    GEN_UNLOCKPICKUP = 11  # p0: blocked (BlockedUnlockPickup); task: the target's object, colour; mission: its colour
-    GEN_KEYCORRIDOR = 12   # p0: room_size, p1: num_rows; task, mission as GEN_UNLOCKPICKUP
-    GEN_OBSTRUCTED_1D = 13   # p0: key_in_box, p1: blocked; task as GEN_UNLOCKPICKUP
-    GEN_OBSTRUCTED_FULL = 14  # p0, p1: agent_room, p2: key_in_box, p3: blocked, p4: num_quarters, p5: v1
-    GEN_LOCKEDROOM = 20  # mission: locked room's colour * 6 + key room's colour (COLOR_TO_IDX)
-    GEN_FETCH = 21       # p0: numObjs; task: target object (OBJ_KEY / OBJ_BALL), colour;
-                         # mission: syntax * 12 + (0 key, 1 ball) * 6 + colour
-    GEN_GOTOOBJECT = 22  # p0: numObjs; task: target_pos (x, y); mission: (0 key, 1 ball, 2 box) * 6 + colour
-    GEN_PUTNEAR = 23     # p0: numObjs; task: target_pos (x, y), the object to move (OBJ_*, colour);
-                         # mission: ((move type * 6 + colour) * 3 + target type) * 6 + colour
-    GEN_REDBLUEDOORS = 24  # task: the red door (x, y), the blue door (x, y)
-    GEN_PLAYGROUND = 25
-    NUM_GENS = 26
+# The generators' numbers, and what MgConfig.p, the task slots and the mission index hold for each, are
+# the task table's (gridsim/minigrid/tasks.py; the generated _tasks.pxi, included after _roomgrid.pxi,
+# numbers them and dispatches to them).
 
 
 cdef int gen_empty(World* w, const MgConfig* cfg) noexcept nogil:
@@ -319,7 +295,7 @@ cdef int gen_distshift(World* w, const MgConfig* cfg) noexcept nogil:
     return 0
 
 
-cdef int gen_dynobs(World* w, const MgConfig* cfg) noexcept nogil:
+cdef int gen_dynamic_obstacles(World* w, const MgConfig* cfg) noexcept nogil:
     # 5.8 Dynamic-Obstacles: the balls' positions go to the task slots in list order, where the
     # step's move_obstacles reads and updates them.
     cdef int k, n = cfg.p[1], x, y
@@ -610,50 +586,3 @@ cdef int gen_playground(World* w, const MgConfig* cfg) noexcept nogil:
         if place_obj(w, 0, 0, w.W, w.H, OBJ_KEY + t, c, 0, False, -1, &x, &y) < 0:
             return -1
     return 0
-
-
-cdef int generate(World* w, const MgConfig* cfg) noexcept nogil:
-    # The id's _gen_grid; -1 where Minigrid would raise.
-    if cfg.gen == GEN_EMPTY:
-        return gen_empty(w, cfg)
-    if cfg.gen == GEN_DOORKEY:
-        return gen_doorkey(w, cfg)
-    if cfg.gen == GEN_FOURROOMS:
-        return gen_fourrooms(w, cfg)
-    if cfg.gen == GEN_LAVAGAP:
-        return gen_lavagap(w, cfg)
-    if cfg.gen == GEN_CROSSING:
-        return gen_crossing(w, cfg)
-    if cfg.gen == GEN_MULTIROOM:
-        return gen_multiroom(w, cfg)
-    if cfg.gen == GEN_DISTSHIFT:
-        return gen_distshift(w, cfg)
-    if cfg.gen == GEN_DYNOBS:
-        return gen_dynobs(w, cfg)
-    if cfg.gen == GEN_MEMORY:
-        return gen_memory(w, cfg)
-    if cfg.gen == GEN_GOTODOOR:
-        return gen_gotodoor(w, cfg)
-    if cfg.gen == GEN_UNLOCK:
-        return gen_unlock(w, cfg)
-    if cfg.gen == GEN_UNLOCKPICKUP:
-        return gen_unlockpickup(w, cfg)
-    if cfg.gen == GEN_KEYCORRIDOR:
-        return gen_keycorridor(w, cfg)
-    if cfg.gen == GEN_OBSTRUCTED_1D:
-        return gen_obstructed_1d(w, cfg)
-    if cfg.gen == GEN_OBSTRUCTED_FULL:
-        return gen_obstructed_full(w, cfg)
-    if cfg.gen == GEN_LOCKEDROOM:
-        return gen_lockedroom(w, cfg)
-    if cfg.gen == GEN_FETCH:
-        return gen_fetch(w, cfg)
-    if cfg.gen == GEN_GOTOOBJECT:
-        return gen_gotoobject(w, cfg)
-    if cfg.gen == GEN_PUTNEAR:
-        return gen_putnear(w, cfg)
-    if cfg.gen == GEN_REDBLUEDOORS:
-        return gen_redbluedoors(w, cfg)
-    if cfg.gen == GEN_PLAYGROUND:
-        return gen_playground(w, cfg)
-    return -1

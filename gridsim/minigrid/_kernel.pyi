@@ -14,7 +14,9 @@ MINIGRID_OBS_RGB: int
 MINIGRID_OBS_RGB_FULL: int
 MINIGRID_MAX_VIEW: int
 MINIGRID_TASK_SLOTS: int
-MINIGRID_GENERATORS: dict[str, int]
+MINIGRID_GENERATORS: dict[str, int]  # task name -> GEN_* (generated from gridsim/minigrid/tasks.py)
+MINIGRID_RULES: dict[str, int]  # rule name -> RULE_*
+MINIGRID_TASKS_DIGEST: str  # of the task table the kernel was generated from
 MINIGRID_OBJECTS: dict[str, int]
 
 FIELDS_DIGEST: str  # of gridsim/minigrid/fields.py, the table the field views were generated from

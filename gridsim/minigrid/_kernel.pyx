@@ -27,6 +27,8 @@ include "_fields.pxi"
 include "_world.pxi"
 include "_generators.pxi"
 include "_roomgrid.pxi"
+# The task table's generator and rule numbers and its dispatch (generated from gridsim/minigrid/tasks.py).
+include "_tasks.pxi"
 
 # Observation kinds: the agent's view (V, V, 3); the whole grid (W, H, 3) as FullyObsWrapper's;
 # the view's tiles (V * ts, V * ts, 3) as RGBImgPartialObsWrapper's; the world's tiles
@@ -44,14 +46,6 @@ MINIGRID_OBS_RGB = MG_OBS_RGB
 MINIGRID_OBS_RGB_FULL = MG_OBS_RGB_FULL
 MINIGRID_MAX_VIEW = MAX_VIEW
 MINIGRID_TASK_SLOTS = TASK_SLOTS
-MINIGRID_GENERATORS = {"empty": GEN_EMPTY, "doorkey": GEN_DOORKEY, "fourrooms": GEN_FOURROOMS,
-                       "lavagap": GEN_LAVAGAP, "crossing": GEN_CROSSING, "multiroom": GEN_MULTIROOM,
-                       "distshift": GEN_DISTSHIFT, "dynamic_obstacles": GEN_DYNOBS, "memory": GEN_MEMORY,
-                       "gotodoor": GEN_GOTODOOR, "unlock": GEN_UNLOCK, "unlockpickup": GEN_UNLOCKPICKUP,
-                       "keycorridor": GEN_KEYCORRIDOR, "obstructed_1d": GEN_OBSTRUCTED_1D,
-                       "obstructed_full": GEN_OBSTRUCTED_FULL, "lockedroom": GEN_LOCKEDROOM, "fetch": GEN_FETCH,
-                       "gotoobject": GEN_GOTOOBJECT, "putnear": GEN_PUTNEAR, "redbluedoors": GEN_REDBLUEDOORS,
-                       "playground": GEN_PLAYGROUND}
 MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
                     "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
                     "lava": OBJ_LAVA, "agent": OBJ_AGENT}
@@ -389,7 +383,7 @@ cdef void move_obstacles(World* w) noexcept nogil:
 
 # What the step loop reads, once per call.
 cdef struct MgStep:
-    int gen
+    int rule            # RULE_* of the id's task
     int32_t max_steps
     bint changed        # scratch: the last step_one changed what its env's observation shows
 
@@ -497,7 +491,7 @@ cdef class MinigridKernel(FieldViews):
 
     cdef inline MgStep step_context(self) noexcept nogil:
         cdef MgStep c
-        c.gen = self.cfg.gen
+        c.rule = RULE_OF_GEN[self.cfg.gen]
         c.max_steps = self.cfg.max_steps
         c.changed = True
         return c
@@ -559,7 +553,7 @@ cdef class MinigridKernel(FieldViews):
         cdef World w
         cdef int a = <int>actions[u]
         cdef int d, ax, ay, fx, fy, contents
-        cdef bint term = False, not_clear = False, inside, changed = c.gen == GEN_DYNOBS  # balls move
+        cdef bint term = False, not_clear = False, inside, changed = c.rule == RULE_AVOID_MOVING_BALLS  # balls move
         cdef bint held = False, red_was_open = False, blue_was_open = False
         cdef double rew = 0.0
         cdef int32_t sc, max_steps = limit if limit > 0 else c.max_steps
@@ -567,7 +561,7 @@ cdef class MinigridKernel(FieldViews):
         cdef uint8_t fobj
         cdef uint8_t wall[4]
         self.world(&w, u)
-        if c.gen == GEN_DYNOBS:
+        if c.rule == RULE_AVOID_MOVING_BALLS:
             if a >= 3:
                 a = A_LEFT
             d = w.agent[2] & 3
@@ -581,11 +575,11 @@ cdef class MinigridKernel(FieldViews):
             if not (w.rng.inc_lo & 1):  # no generator yet (see reset_one)
                 mg_pcg64_seed(w.rng, self.key[u, 0], self.key[u, 1])
             move_obstacles(&w)
-        elif c.gen == GEN_MEMORY and a == A_PICKUP:
+        elif c.rule == RULE_GO_TO_MATCHING_OBJECT and a == A_PICKUP:
             a = A_TOGGLE
-        elif c.gen == GEN_PUTNEAR:
+        elif c.rule == RULE_PUT_TARGET_NEAR:
             held = w.carrying[0] != OBJ_EMPTY
-        elif c.gen == GEN_REDBLUEDOORS:
+        elif c.rule == RULE_OPEN_DOORS_IN_ORDER:
             red_was_open = door_open_at(&w, w.task[0], w.task[1])
             blue_was_open = door_open_at(&w, w.task[2], w.task[3])
         # step_count first, saturating at INT32_MAX (the most an episode's length can hold).
@@ -653,34 +647,34 @@ cdef class MinigridKernel(FieldViews):
                 else:
                     clear(&w, fx, fy)
         truncated[0] = limit > 0 and sc >= limit
-        if c.gen == GEN_DYNOBS:
+        if c.rule == RULE_AVOID_MOVING_BALLS:
             if a == A_FORWARD and not_clear:
                 rew = -1.0
                 term = True
-        elif c.gen == GEN_MEMORY:
+        elif c.rule == RULE_GO_TO_MATCHING_OBJECT:
             if w.agent[0] == w.task[0] and w.agent[1] == w.task[1]:
                 rew = success_reward(sc, max_steps)
                 term = True
             if w.agent[0] == w.task[2] and w.agent[1] == w.task[3]:
                 rew = 0.0
                 term = True
-        elif c.gen == GEN_GOTODOOR or c.gen == GEN_GOTOOBJECT:
+        elif c.rule == RULE_DONE_NEXT_TO_TARGET:
             if a == A_TOGGLE:
                 term = True
             if a == A_DONE:
                 if iabs(w.agent[0] - w.task[0]) + iabs(w.agent[1] - w.task[1]) == 1:
                     rew = success_reward(sc, max_steps)
                 term = True
-        elif c.gen == GEN_UNLOCK:
+        elif c.rule == RULE_OPEN_TARGET_DOOR:
             if a == A_TOGGLE and door_open_at(&w, w.task[0], w.task[1]):
                 rew = success_reward(sc, max_steps)
                 term = True
-        elif GEN_UNLOCKPICKUP <= c.gen <= GEN_OBSTRUCTED_FULL:
+        elif c.rule == RULE_PICK_UP_TARGET:
             # The pickup of the target (carried already, a pickup of anything else fails).
             if a == A_PICKUP and w.carrying[0] == w.task[0] and w.carrying[1] == w.task[1]:
                 rew = success_reward(sc, max_steps)
                 term = True
-        elif c.gen == GEN_FETCH:
+        elif c.rule == RULE_FETCH_TARGET:
             # Anything carried ends the episode, rewarded iff its type and colour are the target's.
             if w.carrying[0] != OBJ_EMPTY:
                 term = True
@@ -688,7 +682,7 @@ cdef class MinigridKernel(FieldViews):
                     rew = success_reward(sc, max_steps)
                 else:
                     rew = 0.0
-        elif c.gen == GEN_PUTNEAR:
+        elif c.rule == RULE_PUT_TARGET_NEAR:
             # Holding the wrong object after a pickup ends it; so does any drop with something held,
             # rewarded iff the drop happened (the front cell was empty: nothing is held now) within
             # one cell of target_pos (where the target was at reset). The front is the one after the step.
@@ -702,7 +696,7 @@ cdef class MinigridKernel(FieldViews):
                 if w.carrying[0] == OBJ_EMPTY and iabs(fx - w.task[0]) <= 1 and iabs(fy - w.task[1]) <= 1:
                     rew = success_reward(sc, max_steps)
                 term = True
-        elif c.gen == GEN_REDBLUEDOORS:
+        elif c.rule == RULE_OPEN_DOORS_IN_ORDER:
             # The blue door open ends it, rewarded iff the red one was open before this step; the
             # red one open after the blue one was ends it unrewarded.
             if door_open_at(&w, w.task[2], w.task[3]):
@@ -722,58 +716,70 @@ cdef class MinigridKernel(FieldViews):
 
 def rng_seed(seed, uint64_t[::1] out):
     """Write Generator(PCG64(SeedSequence(seed)))'s state into ``out`` (6,) uint64; 0 <= seed < 2**128."""
-    if out.shape[0] != 6:
-        raise ValueError("a generator state has 6 words")
+    cdef mg_pcg64* rng = generator_of(out)
     seed = int(seed)
     if not 0 <= seed < 1 << 128:
         raise ValueError("seed must be in 0..2**128 - 1")
-    mg_pcg64_seed(<mg_pcg64*>&out[0], <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF), <uint64_t>(seed >> 64))
+    mg_pcg64_seed(rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF), <uint64_t>(seed >> 64))
+
+
+cdef enum:
+    DRAW_INTEGERS = 0   # Generator.integers(low, high), int64
+    DRAW_RAW = 1        # bit_generator.random_raw(), uint64
+    DRAW_UNIFORM = 2    # Generator.random(), float64
+
+_DRAW_DTYPES = (np.int64, np.uint64, np.float64)  # by DRAW_*: 8 bytes each
+
+
+cdef mg_pcg64* generator_of(uint64_t[::1] g) except NULL:
+    # The generator whose state is g (a row of MinigridState.bitgen).
+    if g.shape[0] != 6:
+        raise ValueError("a generator state has 6 words")
+    return <mg_pcg64*>&g[0]
+
+
+cdef draws(uint64_t[::1] g, Py_ssize_t n, int kind, int64_t low=0, int64_t high=1):
+    # n draws of one kind from g, in the kind's dtype (each written as its 8 bytes).
+    cdef mg_pcg64* rng = generator_of(g)
+    cdef Py_ssize_t k
+    cdef double x
+    out = np.empty(n, np.uint64)
+    cdef uint64_t[::1] o = out
+    for k in range(n):
+        if kind == DRAW_INTEGERS:
+            o[k] = <uint64_t>mg_integers(rng, low, high)
+        elif kind == DRAW_RAW:
+            o[k] = mg_next_u64(rng)
+        else:
+            x = mg_next_double(rng)
+            memcpy(&o[k], &x, 8)
+    return out.view(_DRAW_DTYPES[kind])
 
 
 def rng_integers(uint64_t[::1] g, int64_t low, int64_t high, Py_ssize_t n):
     """``n`` draws of ``Generator.integers(low, high)`` (low < high) as int64."""
-    cdef Py_ssize_t k
-    if g.shape[0] != 6 or low >= high:
-        raise ValueError("a generator state has 6 words, and low < high")
-    out = np.empty(n, np.int64)
-    cdef int64_t[::1] o = out
-    for k in range(n):
-        o[k] = mg_integers(<mg_pcg64*>&g[0], low, high)
-    return out
+    if low >= high:
+        raise ValueError("low < high")
+    return draws(g, n, DRAW_INTEGERS, low, high)
 
 
 def rng_raw(uint64_t[::1] g, Py_ssize_t n):
     """``n`` draws of ``bit_generator.random_raw()`` (u64) as uint64."""
-    cdef Py_ssize_t k
-    if g.shape[0] != 6:
-        raise ValueError("a generator state has 6 words")
-    out = np.empty(n, np.uint64)
-    cdef uint64_t[::1] o = out
-    for k in range(n):
-        o[k] = mg_next_u64(<mg_pcg64*>&g[0])
-    return out
+    return draws(g, n, DRAW_RAW)
 
 
 def rng_uniform(uint64_t[::1] g, Py_ssize_t n):
     """``n`` draws of ``Generator.random()`` (next_double) as float64."""
-    cdef Py_ssize_t k
-    if g.shape[0] != 6:
-        raise ValueError("a generator state has 6 words")
-    out = np.empty(n, np.float64)
-    cdef double[::1] o = out
-    for k in range(n):
-        o[k] = mg_next_double(<mg_pcg64*>&g[0])
-    return out
+    return draws(g, n, DRAW_UNIFORM)
 
 
 def rng_shuffle(uint64_t[::1] g, int32_t[::1] items):
     """``Generator.shuffle`` of ``items`` (int32), in place."""
+    cdef mg_pcg64* rng = generator_of(g)
     cdef Py_ssize_t i, j
     cdef int32_t tmp
-    if g.shape[0] != 6:
-        raise ValueError("a generator state has 6 words")
     for i in range(items.shape[0] - 1, 0, -1):
-        j = <Py_ssize_t>mg_random_interval(<mg_pcg64*>&g[0], <uint64_t>i)
+        j = <Py_ssize_t>mg_random_interval(rng, <uint64_t>i)
         tmp = items[i]
         items[i] = items[j]
         items[j] = tmp

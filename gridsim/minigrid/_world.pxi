@@ -75,13 +75,13 @@ cdef int[4] DIR_DY = [0, 1, 0, -1]
 
 # What one id's generator and rules read (gridsim.minigrid.ids.MinigridSpec, compiled).
 cdef struct MgConfig:
-    int gen             # GEN_* of gridsim/minigrid/_generators.pxi
+    int gen             # GEN_* (the task table's, gridsim/minigrid/tasks.py)
     int W
     int H
     int max_steps       # Minigrid's max_steps (the reward's denominator when no limit is set)
     int see_through     # see_through_walls
     int view            # agent_view_size V (odd, >= 3)
-    int[8] p            # the generator's parameters (GEN_* comments)
+    int[8] p            # the generator's parameters (its task's params)
 
 # One env's world, as the generators and the step see it (pointers into the batch's arrays).
 cdef struct World:

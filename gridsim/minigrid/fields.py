@@ -7,6 +7,7 @@ Abbreviations: U envs, H x W the grid, T the generator's task slots (the kernel'
 import numpy as np
 
 from gridsim.engine.fields import SUCCESS_FIELD, Field
+from gridsim.minigrid.tasks import kernel_source
 
 FIELDS = (
     Field("grid", np.uint8, ("U", "H", "W", 4), "cells: (object, colour, state, contents) of (x, y) at [y, x]"),
@@ -24,3 +25,5 @@ FIELDS = (
     SUCCESS_FIELD,
 )
 
+# The kernel's generator and rule numbers and its dispatch, from the task table (one row per task).
+SOURCES = {"_tasks.pxi": kernel_source}

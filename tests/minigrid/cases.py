@@ -6,7 +6,12 @@ import numpy as np
 
 from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 
-ID_COUNT = 76  # Minigrid 3.2.0's ids but the six WFC ones (gridsim.minigrid.MINIGRID_IDS)
+# The ids gridsim/minigrid/tasks.py declares, counted apart (MinigridSpec.reference): Minigrid 3.2.0's
+# MiniGrid-* ids but the six WFC ones, and ids of gridsim's own. tests/minigrid/test_minigrid_tasks.py
+# says which to change when a task's ids change.
+REFERENCE_ID_COUNT = 76
+OWN_ID_COUNT = 0
+ID_COUNT = REFERENCE_ID_COUNT + OWN_ID_COUNT
 
 # The first registered ids, DistShift1 and DistShift2, draw nothing at reset. DoorKey comes first
 # (the tests that take one id per family take it): a layout drawn at every reset, a key and a
