@@ -25,6 +25,7 @@ import gymnasium as gym
 
 from gridsim.errors import InvalidArgumentError
 from gridsim.families import FAMILIES, family_of
+from gridsim.registry import register_all
 from gridsim.tools.env_names import command_line_env, make_single
 
 QUIT_KEYS = {"escape", "q"}
@@ -277,8 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         gridsim.InvalidArgumentError: no id given, or an env without manual play.
         gridsim.LevelNotFoundError: a name that is no id and no level.
     """
-    import gridsim  # noqa: F401  (registers the ids)
-
+    register_all()  # the ids (done already where the package was imported)
     args = parser().parse_args(argv)
     if args.env_id is None:
         raise InvalidArgumentError("name the env to play, e.g. gridsim play gridsim/Gridroboman-LiftRed-v0 "

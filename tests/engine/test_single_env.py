@@ -15,6 +15,8 @@ from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker, TimeLimit
 
 import gridsim
 from gridsim import InvalidActionError, NavEnv, NavVectorEnv
+from gridsim.levels import builtin_level_names
+from gridsim.nav.env import BUILTIN_META, DEFAULT_MAX_STEPS
 
 CORRIDOR = "#####\n#S 0#\n#####"
 MULTI_START = "#######\n#S S S#\n#     #\n#S  0 #\n#######"
@@ -22,11 +24,9 @@ MULTI_START = "#######\n#S S S#\n#     #\n#S  0 #\n#######"
 PIXELWORLD_IDS = ["gridsim/PixelWorld-room1_small-v0", "gridsim/PixelWorld-room2_small-v0",
                   "gridsim/PixelWorld-room3_small-v0", "gridsim/PixelWorld-room4_small-v0",
                   "gridsim/PixelWorld-room5_medium-v0", "gridsim/PixelWorld-room5_medium_walls-v0"]
-NAV_LIMITS = {
-    "four_rooms": 200, "maze32": 1000, "open64": 500, "room1": 100, "room1_small": 100,
-    "room2_small": 100, "room3_small": 100, "room4_small": 100, "room5_medium": 100,
-    "room5_medium_walls": 100,
-}
+# Each map's step limit: its own (the listing tests/nav/test_nav_ids.py checks against the files), else 100.
+NAV_LIMITS = {stem: int(BUILTIN_META.get(stem, {}).get("max_episode_steps", DEFAULT_MAX_STEPS))
+              for stem in (name.split("/", 1)[1] for name in builtin_level_names("nav"))}
 NAV_IDS = [f"gridsim/Nav-{name}-v0" for name in NAV_LIMITS]
 ALL_IDS = sorted(PIXELWORLD_IDS + NAV_IDS)
 
