@@ -50,6 +50,7 @@ MODULES = [
     "gridsim.kitchen",
     "gridsim.minigrid",
     "gridsim.minigrid.interop",
+    "gridsim.minigrid.tasks",
     "gridsim.minigrid.ids",
     "gridsim.minigrid.spaces",
     "gridsim.minigrid.rng",
@@ -67,6 +68,7 @@ MODULES = [
     "gridsim.engine.stateio",
     "gridsim.engine.rendering",
     "gridsim.engine.single",
+    "gridsim.engine.fields",
     "gridsim.engine.state",
     "gridsim.engine.statefile",
     "gridsim.engine.checkpoint",
@@ -106,6 +108,9 @@ LEFT_OUT = {
     "gridsim.minigrid.api": "a family's implementation",
     "gridsim.minigrid.env": "a family's implementation",
     "gridsim.minigrid.state": "a family's implementation",
+    "gridsim.minigrid.fields": "a family's implementation",
+    # Run by setup.py before it compiles (docs/architecture.md, "The kernel").
+    "gridsim.engine.codegen": "the build's code generator",
     "gridsim.minigrid._kernel": "a family's implementation",
     # The pure-Python oracles, imported by tests and bench only.
     "gridsim.reference": "the oracles of the tests",
