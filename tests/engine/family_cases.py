@@ -1,10 +1,15 @@
-"""Representative registered ids of every family, read from the family table.
+"""Representative registered ids of every family, read from the family table, and each family's cases.
 
 Nothing here names a family: a family that has its row in ``gridsim.families.FAMILIES``
 and registers Gymnasium ids gets the engine-wide contract tests (``test_family_contracts.py``)
 for its first ``PER_FAMILY`` ids, or for the ids its ``cases.py`` names in ``REPRESENTATIVE_IDS``
 (where its first ids say little: levels that draw nothing, say). Tests that take one id per
 family take the first. The vector env of an id is the one its spec's ``vector_entry_point`` names.
+
+What the engine-wide tests cannot derive from the table, each family gives in
+``tests/<family>/cases.py``: the names of ``REQUIRED_CASES``. A test that reads one of them leaves
+out the families whose file lacks it, and ``test_family_contracts.py`` fails for each such family,
+naming what is missing.
 """
 
 from __future__ import annotations
@@ -24,28 +29,62 @@ from gridsim.families import FAMILIES
 
 PER_FAMILY = 2
 
+# What every family's tests/<family>/cases.py defines, and what it is.
+REQUIRED_CASES: dict[str, str] = {
+    "ID_COUNT": "the number of Gymnasium ids the family registers, pinned (the registry-size test sums them)",
+    "STATE_CASES": "name -> a function making a small batch whose state the state tests and fuzzers inject, "
+                   "together using every field of the family",
+    "COPY_CASES": "name -> (vector env class, single env class, constructor keywords): batches the copy, pickle "
+                  "and checkpoint tests copy (short episodes, so that copies cross resets)",
+    "no_goal_envs": "no_goal_envs(n, limit, mode): a batch of n envs with the step limit limit (None: the "
+                    "family's default) and the autoreset mode mode that never terminates under the action "
+                    "returned with it (the per-episode step-limit tests)",
+}
+
+# What a family's cases.py may define, and what it is.
+OPTIONAL_CASES: dict[str, str] = {
+    "REPRESENTATIVE_IDS": "registered ids of the family for the contract tests (default: its first PER_FAMILY ids)",
+    "ARRAY_OBS_KWARGS": "the keywords that make every part of its observation an array, for the libraries that "
+                        "take nothing else (Stable-Baselines3); default: none, its observations are arrays",
+}
+
+
+def cases_path(name: str) -> Path:
+    """Where family ``name``'s cases for the engine-wide tests live."""
+    return Path(__file__).parents[1] / name / "cases.py"
+
 
 def family_tests(name: str) -> ModuleType:
-    """The family's own cases for the engine-wide tests: ``tests/<name>/cases.py``.
+    """The family's own cases for the engine-wide tests: ``tests/<name>/cases.py`` (``REQUIRED_CASES``).
 
-    It defines ``ID_COUNT`` (the family's registered ids, pinned), ``STATE_CASES`` (name ->
-    a fresh batch whose state the state tests inject), ``COPY_CASES`` (name -> (vector env
-    class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
-    (a batch that never terminates, and the action that keeps it so); optionally
-    ``REPRESENTATIVE_IDS``, registered ids of the family for the contract tests, and
-    ``ARRAY_OBS_KWARGS``, the keywords that make every part of its observation an array (for the
-    libraries that take nothing else, Stable-Baselines3).
+    A family without the file gets an empty module: every required name is then missing.
     """
     # Loaded by path under a name of its own: a family may share its name with an installed
     # package (tests/minigrid and the reference package minigrid).
     module_name = f"_family_cases_{name}"
     if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, Path(__file__).parents[1] / name / "cases.py")
+        path = cases_path(name)
+        if not path.is_file():
+            return ModuleType(module_name)
+        spec = importlib.util.spec_from_file_location(module_name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     return sys.modules[module_name]
+
+
+def missing_cases(name: str) -> list[str]:
+    """The names of ``REQUIRED_CASES`` that family ``name``'s ``cases.py`` does not define."""
+    module = family_tests(name)
+    return [attribute for attribute in REQUIRED_CASES if not hasattr(module, attribute)]
+
+
+def cases_by_family(attribute: str) -> dict:
+    """Family name -> its ``cases.<attribute>``, in the family table's order, for the families that define it."""
+    assert attribute in REQUIRED_CASES or attribute in OPTIONAL_CASES, f"{attribute} is declared in neither table"
+    return {name: getattr(family_tests(name), attribute) for name in FAMILIES
+            if hasattr(family_tests(name), attribute)}
 
 
 def array_obs_kwargs(name: str) -> dict:
@@ -54,10 +93,13 @@ def array_obs_kwargs(name: str) -> dict:
 
 
 def merged(attribute: str) -> dict:
-    """One mapping of every family's ``cases.<attribute>``, in the family table's order."""
+    """One mapping of every family's ``cases.<attribute>`` (a mapping of case names), in the family table's order."""
     out: dict = {}
-    for name in FAMILIES:
-        out.update(getattr(family_tests(name), attribute))
+    owner: dict = {}
+    for name, cases in cases_by_family(attribute).items():
+        for key, value in cases.items():
+            assert key not in out, f"{attribute} case {key!r} is both {owner[key]}'s and {name}'s: rename one"
+            out[key], owner[key] = value, name
     return out
 
 

@@ -10,6 +10,7 @@ and in the other engine tests. Actions are random valid actions from the env's o
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -17,11 +18,15 @@ import pytest
 from family_cases import (
     CASES,
     FAMILY_IDS,
+    OPTIONAL_CASES,
+    REQUIRED_CASES,
     assert_obs_batch_conforms,
     assert_rollouts_equal,
+    cases_path,
     family_tests,
     ids_by_family,
     make_vec,
+    missing_cases,
     obs_array,
     rollout,
     sample_actions,
@@ -49,16 +54,28 @@ def test_every_family_has_registered_ids():
             envs.close()
 
 
-def test_every_family_brings_its_cases_for_the_engine_wide_tests():
-    # tests/<family>/cases.py: what the state, copy and event tests need of the family, and its pinned
-    # id count (the registry size test sums them), so a new family is covered once it adds the file.
-    ids = ids_by_family()
-    for name in FAMILIES:
-        cases = family_tests(name)
-        assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), name
-        assert len(ids[name]) == cases.ID_COUNT, f"{name}: {len(ids[name])} ids, cases.py pins {cases.ID_COUNT}"
-        for vector_env, single_env, _ in cases.COPY_CASES.values():
-            assert vector_env is FAMILIES[name].vector_env and single_env is FAMILIES[name].single_env
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_family_brings_its_cases_for_the_engine_wide_tests(family):
+    # tests/<family>/cases.py: what the engine-wide tests need of the family and cannot read from its row.
+    # A test that reads a name leaves out the families that lack it: this test is where they fail.
+    missing = missing_cases(family)
+    where = cases_path(family).relative_to(Path(__file__).parents[2])
+    what = "; ".join(f"{name}: {REQUIRED_CASES[name]}" for name in missing)
+    lacks = "lacks" if cases_path(family).is_file() else "does not exist; it must define"
+    assert not missing, f"{where} {lacks} {what} (REQUIRED_CASES in tests/engine/family_cases.py)"
+    cases = family_tests(family)
+    ids = ids_by_family()[family]
+    assert len(ids) == cases.ID_COUNT, f"{where}: {len(ids)} ids, ID_COUNT pins {cases.ID_COUNT}"
+    assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), where
+    for vector_env, single_env, _ in cases.COPY_CASES.values():
+        assert vector_env is FAMILIES[family].vector_env and single_env is FAMILIES[family].single_env
+
+
+def test_every_case_name_is_declared_with_what_it_is():
+    # The docs' table of a family's cases (docs/new_family.md) names each of them.
+    guide = (Path(__file__).parents[2] / "docs" / "new_family.md").read_text()
+    for name in [*REQUIRED_CASES, *OPTIONAL_CASES]:
+        assert f"| `{name}" in guide, f"docs/new_family.md's table of a family's cases lacks {name}"
 
 
 def assert_step_conforms(envs, out):
