@@ -14,6 +14,7 @@ naming what is missing.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from collections.abc import Mapping
@@ -39,6 +40,13 @@ REQUIRED_CASES: dict[str, str] = {
     "no_goal_envs": "no_goal_envs(n, limit, mode): a batch of n envs with the step limit limit (None: the "
                     "family's default) and the autoreset mode mode that never terminates under the action "
                     "returned with it (the per-episode step-limit tests)",
+    "EVENTS": "the family's events, pinned: (name, payload field names) of each event type, in type order (the "
+              "kernel's type ids count from 1); () for a family without events",
+    "BATCH_VARIANTS": "name -> factory(n, **keywords) of a batch of n worlds (envs, or kitchens of one row per "
+                      "agent) in each observation type, action kind and option that the family's ids leave at "
+                      "their default, built with the common keywords given (num_threads, events, "
+                      "max_episode_steps...): the thread tests compare each on 1 to 8 threads, the event and "
+                      "kernel-safety tests check its buffers",
 }
 
 # What a family's cases.py may define, and what it is.
@@ -157,6 +165,16 @@ def make_vec(env_id: str, num_envs: int, **kwargs):
     """The id's native vector env (its ``vector_entry_point``), unwrapped."""
     envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
     return envs.unwrapped
+
+
+def variants_and_first_ids() -> dict:
+    """name -> factory(n, **keywords) of a batch of n worlds: every family's first id (the case is named after the
+    family), then every family's ``BATCH_VARIANTS``."""
+    out: dict = {name: functools.partial(make_vec, ids[0]) for name, ids in FAMILY_IDS.items()}
+    for name, factory in merged("BATCH_VARIANTS").items():
+        assert name not in out, f"BATCH_VARIANTS case {name!r} is named as a family: rename it"
+        out[name] = factory
+    return out
 
 
 def sample_actions(envs, steps: int, seed: int) -> np.ndarray:

@@ -69,6 +69,10 @@ def test_every_family_brings_its_cases_for_the_engine_wide_tests(family):
     assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), where
     for vector_env, single_env, _ in cases.COPY_CASES.values():
         assert vector_env is FAMILIES[family].vector_env and single_env is FAMILIES[family].single_env
+    for name, make in cases.BATCH_VARIANTS.items():
+        envs = make(2)
+        assert isinstance(envs, FAMILIES[family].vector_env) and envs.state.num_units == 2, f"{where}: {name}"
+        envs.close()
 
 
 def test_every_case_name_is_declared_with_what_it_is():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gridsim
 from gridsim.kitchen.env import KitchenEnv, KitchenVectorEnv
 
 ID_COUNT = 11  # one id per built-in kitchen (tests/kitchen/test_kitchen_kernel.py)
@@ -25,3 +26,19 @@ def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
     envs = KitchenVectorEnv(n, level="kitchen/open-divider_salad", num_agents=2, max_episode_steps=limit,
                             autoreset_mode=mode)
     return envs, np.zeros((n, 2), np.int64)
+
+
+# ---------------------------------------------------------------- the engine-wide tests' other cases
+
+# Pinned: (name, payload fields) of each event type, in type order.
+EVENTS = (("item_picked", ("agent", "item", "x", "y")), ("item_put", ("agent", "item", "x", "y")),
+          ("item_chopped", ("agent", "item")), ("items_merged", ("agent", "item")),
+          ("dish_delivered", ("agent", "item", "recipe_bits")), ("collision", ("agent", "blocker")),
+          ("goal_reached", ()))
+
+# Every observation type, action kind and option beside the registered ids' defaults (n kitchens).
+BATCH_VARIANTS = {
+    "kitchen-features-3-agents":
+        lambda n, **kw: gridsim.make("kitchen/open-divider_salad", n, obs_type="features", num_agents=3, **kw),
+    "kitchen-agent-rows": lambda n, **kw: gridsim.make("kitchen/open-divider_salad", 2 * n, agent_rows=True, **kw),
+}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gridsim
 from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 
 ID_COUNT = 76  # Minigrid 3.2.0's ids but the six WFC ones (gridsim.minigrid.MINIGRID_IDS)
@@ -41,3 +42,18 @@ def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
     """A batch whose envs never terminate under the action returned with it (turning left on the spot)."""
     envs = MinigridVectorEnv(n, env_name="MiniGrid-Empty-8x8-v0", max_episode_steps=limit, autoreset_mode=mode)
     return envs, np.zeros(n, np.int64)
+
+
+# ---------------------------------------------------------------- the engine-wide tests' other cases
+
+EVENTS = ()  # pinned: the family declares no events yet
+
+# Every observation type, action kind and option beside the registered ids' defaults.
+BATCH_VARIANTS = {
+    "minigrid-full-index-missions":
+        lambda n, **kw: gridsim.make("minigrid:MiniGrid-GoToDoor-8x8-v0", n, obs_type="full", mission_format="index",
+                                     **kw),
+    "minigrid-image-obstacles":
+        lambda n, **kw: gridsim.make("minigrid:MiniGrid-Dynamic-Obstacles-8x8-v0", n, obs_type="image", **kw),
+    "minigrid-view-5": lambda n, **kw: gridsim.make("minigrid:MiniGrid-MultiRoom-N6-v0", n, agent_view_size=5, **kw),
+}

@@ -49,3 +49,26 @@ def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
     """A batch whose envs never terminate under the action returned with it (moving into a wall)."""
     envs = NavVectorEnv(n, world_map="#####\n#S  #\n#####", max_episode_steps=limit, autoreset_mode=mode)
     return envs, np.full(n, 0)  # 0 = up
+
+
+# ---------------------------------------------------------------- the engine-wide tests' other cases
+
+# Pinned: (name, payload fields) of each event type, in type order.
+EVENTS = (("goal_reached", ("row", "col")), ("tile_collected", ("row", "col")), ("wall_bump", ("row", "col")))
+
+
+def nav_maps(n: int) -> list[str]:
+    """n map texts, cycling through a few built-in navigation levels (one map per env)."""
+    texts = [gridsim.find_level(f"nav/{name}").read_text() for name in ("room2_small", "room3_small", "room4_small")]
+    return [texts[i % len(texts)] for i in range(n)]
+
+
+# Every observation type, action kind and option beside the registered ids' defaults.
+BATCH_VARIANTS = {
+    "nav-view": lambda n, **kw: gridsim.make("nav/four_rooms", n, obs_type="view", **kw),
+    "nav-image": lambda n, **kw: gridsim.make("nav/room5_medium", n, obs_type="image", **kw),
+    "nav-2d_discrete-random-goals":
+        lambda n, **kw: gridsim.make("nav/room5_medium", n, actions="2d_discrete", randomize_goals=True, **kw),
+    "nav-2d_continuous": lambda n, **kw: gridsim.make("nav/four_rooms", n, actions="2d_continuous", **kw),
+    "nav-per-env-maps": lambda n, **kw: NavVectorEnv(n, world_map=nav_maps(n), **kw),
+}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gridsim
 from gridsim.roboman.env import RobomanEnv, RobomanVectorEnv
 
 ID_COUNT = 36  # one id per task (tests/roboman/test_roboman_env.py)
@@ -25,3 +26,17 @@ def no_goal_envs(n: int, limit: int, mode: str = "NextStep"):
     envs = RobomanVectorEnv(n, task="LiftRed", exclude_solved_starts=True, max_episode_steps=limit,
                             autoreset_mode=mode)
     return envs, np.zeros(n, np.int64)  # the unsolved start stays unsolved
+
+
+# ---------------------------------------------------------------- the engine-wide tests' other cases
+
+# Pinned: (name, payload fields) of each event type, in type order.
+EVENTS = (("object_lifted", ("obj", "from_below")), ("object_put", ("obj", "onto")), ("goal_reached", ()))
+
+# Every observation type, action kind and option beside the registered ids' defaults.
+BATCH_VARIANTS = {
+    "roboman-grid": lambda n, **kw: gridsim.make("roboman:StackRedOnGreen", n, obs_type="grid", **kw),
+    "roboman-multi-task":
+        lambda n, **kw: RobomanVectorEnv(n, tasks=["LiftRed", "StackGreenOnRed", "TouchBlue"], task_in_obs=True,
+                                         exclude_solved_starts=True, **kw),
+}
