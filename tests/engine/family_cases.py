@@ -27,6 +27,7 @@ import pytest
 
 import gridsim
 from gridsim.families import FAMILIES
+from gridsim.lab2d import PropertyAttribute
 
 PER_FAMILY = 2
 
@@ -47,6 +48,14 @@ REQUIRED_CASES: dict[str, str] = {
                       "their default, built with the common keywords given (num_threads, events, "
                       "max_episode_steps...): the thread tests compare each on 1 to 8 threads, the event and "
                       "kernel-safety tests check its buffers",
+    "changed_state": "changed_state(envs): a valid get_state() snapshot for env 1 of envs (4 envs of the family's "
+                     "first id, played 3 steps) that differs from env 1's own: the interrupted set_state test",
+    "out_of_range_states": "out_of_range_states(envs, v): set_state() states for env 0 of envs (2 envs of the "
+                           "first id, reset), each with the integer v, past every range, in one of the family's "
+                           "numbers (every one of them): each must be refused with an InvalidStateError",
+    "PROPERTY_WRITES": "[(key, value, index)]: a write of each of the family's own writable properties (the "
+                       "common settings are the engine's) that changes 4 played envs of its first id: the "
+                       "atomic-write tests interrupt each; [] for a family without any",
 }
 
 # What a family's cases.py may define, and what it is.
@@ -174,6 +183,16 @@ def variants_and_first_ids() -> dict:
     for name, factory in merged("BATCH_VARIANTS").items():
         assert name not in out, f"BATCH_VARIANTS case {name!r} is named as a family: rename it"
         out[name] = factory
+    return out
+
+
+def walk_properties(envs, key: str = "") -> list:
+    """Every property key under ``key`` and its ``PropertyAttribute``, depth first."""
+    out = []
+    for child, attr in envs.list_property(key):
+        out.append((child, attr))
+        if attr & PropertyAttribute.LISTABLE:
+            out.extend(walk_properties(envs, child))
     return out
 
 

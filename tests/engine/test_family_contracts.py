@@ -30,6 +30,7 @@ from family_cases import (
     obs_array,
     rollout,
     sample_actions,
+    walk_properties,
 )
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
@@ -39,7 +40,7 @@ from gridsim.lab2d import PropertyAttribute
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 
-R, W, L = PropertyAttribute.READABLE, PropertyAttribute.WRITABLE, PropertyAttribute.LISTABLE
+R, W = PropertyAttribute.READABLE, PropertyAttribute.WRITABLE
 LIMIT = 6  # a short episode limit, so that every rollout ends episodes and autoresets
 STEPS = 40
 
@@ -361,16 +362,6 @@ def test_events_off_records_nothing(family, env_id):
 
 
 # ------------------------------------------------------------------------------ properties
-
-
-def walk_properties(envs, key: str = "") -> list[tuple[str, PropertyAttribute]]:
-    """Every key under ``key``, depth first."""
-    out = []
-    for child, attr in envs.list_property(key):
-        out.append((child, attr))
-        if attr & L:
-            out.extend(walk_properties(envs, child))
-    return out
 
 
 @pytest.mark.parametrize(("family", "env_id"), CASES)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 import gridsim
@@ -42,3 +44,25 @@ BATCH_VARIANTS = {
         lambda n, **kw: gridsim.make("kitchen/open-divider_salad", n, obs_type="features", num_agents=3, **kw),
     "kitchen-agent-rows": lambda n, **kw: gridsim.make("kitchen/open-divider_salad", 2 * n, agent_rows=True, **kw),
 }
+
+
+def changed_state(envs) -> dict:
+    """A valid state for env 1 of ``envs`` (4 envs of the first id, played) that differs from its own."""
+    return dict(envs.get_state(2), t=5)
+
+
+def out_of_range_states(envs, v) -> list[dict]:
+    """States for env 0 of ``envs`` (the first id, reset), each with ``v`` (past every range) in one number."""
+    base = envs.get_state(0)
+    item = envs.level.tables.item_names[1]
+    out = []
+    for change in (lambda s: s.update(t=v), lambda s: s["agents"][0].update(pos=(v, 1)),
+                   lambda s: s.update(items={(v, 0): item}), lambda s: s.update(delivered={(0, v): [item]})):
+        s = copy.deepcopy(base)
+        change(s)
+        out.append(s)
+    return out
+
+
+# (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
+PROPERTY_WRITES: list = []  # a kitchen has no writable property of its own

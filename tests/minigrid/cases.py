@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 import gridsim
@@ -57,3 +59,24 @@ BATCH_VARIANTS = {
         lambda n, **kw: gridsim.make("minigrid:MiniGrid-Dynamic-Obstacles-8x8-v0", n, obs_type="image", **kw),
     "minigrid-view-5": lambda n, **kw: gridsim.make("minigrid:MiniGrid-MultiRoom-N6-v0", n, agent_view_size=5, **kw),
 }
+
+
+def changed_state(envs) -> dict:
+    """A valid state for env 1 of ``envs`` (4 envs of the first id, played) that differs from its own."""
+    s = envs.get_state(1)
+    return dict(s, agent_dir=(s["agent_dir"] + 1) % 4, step_count=2)
+
+
+def out_of_range_states(envs, v) -> list[dict]:
+    """States for env 0 of ``envs`` (the first id, reset), each with ``v`` (past every range) in one number."""
+    base = envs.get_state(0)
+    bit_generator = copy.deepcopy(base["bit_generator"])
+    bit_generator["state"]["inc"] = v
+    return [dict(base, step_count=v), dict(base, agent_pos=(v, 1)), dict(base, agent_dir=v),
+            dict(base, carrying=(v, 0, 0)), dict(base, carrying_contents=v), dict(base, task=(v,)),
+            dict(base, bit_generator=bit_generator), dict(base, grid=np.full(base["grid"].shape, v, object)),
+            dict(base, contents=np.full(base["contents"].shape, v, object))]
+
+
+# (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
+PROPERTY_WRITES = [("state.agent.pos", "2,1", 1), ("state.agent.dir", "2", 1), ("state.step_count", "5", 1)]

@@ -72,3 +72,18 @@ BATCH_VARIANTS = {
     "nav-2d_continuous": lambda n, **kw: gridsim.make("nav/four_rooms", n, actions="2d_continuous", **kw),
     "nav-per-env-maps": lambda n, **kw: NavVectorEnv(n, world_map=nav_maps(n), **kw),
 }
+
+
+def changed_state(envs) -> dict:
+    """A valid state for env 1 of ``envs`` (4 envs of the first id, played) that differs from its own."""
+    return dict(envs.get_state(1), pos=(1, 1), key=(12345, 678), rng=99, step=2, episode=5, **{"return": -3.5})
+
+
+def out_of_range_states(envs, v) -> list[dict]:
+    """States for env 0 of ``envs`` (the first id, reset), each with ``v`` (past every range) in one number."""
+    return [{"return": v}, {"step": v}, {"episode": v}, {"rng": v}, {"key": (v, 0)}, {"key": (0, v)},
+            {"pos": (v, 0)}, {"pos": (0, v)}]
+
+
+# (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
+PROPERTY_WRITES = [("state.agent.pos", "2,3", 1)]  # set_state underneath

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 import gridsim
@@ -40,3 +42,25 @@ BATCH_VARIANTS = {
         lambda n, **kw: RobomanVectorEnv(n, tasks=["LiftRed", "StackGreenOnRed", "TouchBlue"], task_in_obs=True,
                                          exclude_solved_starts=True, **kw),
 }
+
+
+def changed_state(envs) -> dict:
+    """A valid state for env 1 of ``envs`` (4 envs of the first id, played) that differs from its own."""
+    return dict(envs.get_state(1), agent_pos=(3, 4), timer=2)
+
+
+def out_of_range_states(envs, v) -> list[dict]:
+    """States for env 0 of ``envs`` (the first id, reset), each with ``v`` (past every range) in one number."""
+    base = envs.get_state(0)
+    out = []
+    for change in (lambda s: s.update(timer=v), lambda s: s.update(agent_pos=(v, 0)),
+                   lambda s: s.update(lifted_obj_idx=v), lambda s: s["objs"][0].update(x=v),
+                   lambda s: s["objs"][1].update(obj_above=v), lambda s: s["objs"][2].update(obj_below=v)):
+        s = copy.deepcopy(base)
+        change(s)
+        out.append(s)
+    return out
+
+
+# (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
+PROPERTY_WRITES = [("state.timer", "2", 0), ("settings.exclude_solved_starts", "true", None)]
