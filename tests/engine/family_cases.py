@@ -56,6 +56,15 @@ REQUIRED_CASES: dict[str, str] = {
     "PROPERTY_WRITES": "[(key, value, index)]: a write of each of the family's own writable properties (the "
                        "common settings are the engine's) that changes 4 played envs of its first id: the "
                        "atomic-write tests interrupt each; [] for a family without any",
+    "BAD_FIELD_VALUES": "state case -> field -> (index of an entry within world 1's block, a value the state "
+                        "validator refuses there): load_state_dict must refuse each, naming the field and the env; "
+                        "a saved field left out, for which every value of its dtype is valid, gets a wrong dtype",
+    "BAD_SET_STATES": "[(state case, {snapshot key: bad value}, the field the error names)]: changes of a "
+                      "get_state() snapshot that set_state must refuse, changing nothing (\"objs.x\": key x of "
+                      "the list objs' first entry, \"a.b\": key b of the dict a)",
+    "CRASHED_STATES": "[(level name, keywords, field, value)]: states that once crashed the family's kernel "
+                      "(entry 0 of a saved field set to value in a batch of 2 of gridsim.make(level, **keywords)): "
+                      "each must be refused; [] where none did",
 }
 
 # What a family's cases.py may define, and what it is.

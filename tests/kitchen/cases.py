@@ -66,3 +66,24 @@ def out_of_range_states(envs, v) -> list[dict]:
 
 # (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
 PROPERTY_WRITES: list = []  # a kitchen has no writable property of its own
+
+
+# State case -> field -> (index of the bad entry within world 1's block, a value the validator refuses).
+BAD_FIELD_VALUES = {
+    "kitchen-rows": {"agent_cell": (0, -1), "held": (0, 999), "tile_item": (0, 999), "delivered_bits": (0, 0xFFFF),
+                     "solved": (0, 1 << 20), "n_delivered": (0, 50), "delivered_item": (0, 999),
+                     "delivered_cell": (0, -1), "t": (0, -1), "stat_success": (0, 2), "stat_dishes": (0, -1)},
+}
+
+# (state case, a change of a get_state() snapshot with a bad value, the field the error names)
+BAD_SET_STATES = [
+    ("kitchen-rows", {"agents.pos": (-1, 0)}, "agents.pos"), ("kitchen-rows", {"agents.pos": (0, 0)}, "agents.pos"),
+    ("kitchen-rows", {"agents.held": "Nope"}, "agents.held"), ("kitchen-rows", {"items": {(3, 3): "Plate"}}, "items"),
+    ("kitchen-rows", {"delivered": {(1, 1): ["Plate"]}}, "delivered"),
+    ("kitchen-rows", {"delivered": {(0, 3): ["Plate"]}}, "delivered"), ("kitchen-rows", {"t": -1}, "t"),
+    ("kitchen-rows", {"t": "3"}, "t"),
+]
+
+# (level, keywords, field, value): states that once crashed the kernel (entry 0 of the field set to the value).
+CRASHED_STATES = [("kitchen/open-divider_salad", {}, field, value)
+                  for field, value in (("agent_cell", -1), ("held", 999), ("tile_item", 999), ("n_delivered", 50))]

@@ -80,3 +80,32 @@ def out_of_range_states(envs, v) -> list[dict]:
 
 # (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
 PROPERTY_WRITES = [("state.agent.pos", "2,1", 1), ("state.agent.dir", "2", 1), ("state.step_count", "5", 1)]
+
+
+# State case -> field -> (index of the bad entry within world 1's block, a value the validator refuses).
+BAD_FIELD_VALUES = {
+    # An unseen object in a cell, a wall carried, a second mission of a one-mission id, an even PCG64 increment.
+    "minigrid-doorkey": {"grid": (0, 0), "agent": (2, 4), "carrying": (0, 2), "step_count": (0, -1),
+                         "mission": (0, 1), "bitgen": (3, 2), "obs_dir": (0, 4), "obs_mission": (0, -1),
+                         "final_dir": (0, -1), "final_mission": (0, 1), "stat_success": (0, 2)},
+    # A box's contents in a wall, contents carried with nothing, more balls than the task slots hold.
+    "minigrid-obstacles": {"grid": (3, 41), "carrying": (3, 41), "task": (0, 10)},
+}
+
+# (state case, a change of a get_state() snapshot with a bad value, the field the error names)
+BAD_SET_STATES = [
+    ("minigrid-doorkey", {"agent_pos": (5, 1)}, "agent_pos"), ("minigrid-doorkey", {"agent_pos": (1,)}, "agent_pos"),
+    ("minigrid-doorkey", {"agent_dir": 4}, "agent_dir"), ("minigrid-doorkey", {"step_count": -1}, "step_count"),
+    ("minigrid-doorkey", {"mission": "get to the green goal square"}, "mission"),
+    ("minigrid-doorkey", {"carrying": (2, 5, 0)}, "carrying"),
+    ("minigrid-doorkey", {"carrying": (5, 9, 0)}, "carrying"),
+    ("minigrid-doorkey", {"carrying_contents": 41}, "carrying_contents"),
+    ("minigrid-doorkey", {"contents": np.full((5, 5), 300)}, "contents"),
+    ("minigrid-doorkey", {"contents": np.full((5, 5), 41)}, "contents"),
+    ("minigrid-doorkey", {"task": [0] * 21}, "task"), ("minigrid-doorkey", {"bit_generator": 7}, "bit_generator"),
+    ("minigrid-doorkey", {"bit_generator.has_uint32": 1.5}, "bit_generator"),
+    ("minigrid-obstacles", {"task": (9, 1, 1, 6, 1)}, "task"),
+]
+
+# (level, keywords, field, value): states that once crashed the kernel (entry 0 of the field set to the value).
+CRASHED_STATES = [("minigrid:MiniGrid-Dynamic-Obstacles-5x5-v0", {}, "task", 32767)]

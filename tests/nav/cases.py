@@ -7,6 +7,8 @@ Gymnasium ids, pinned), ``STATE_CASES`` (batches whose states the state tests in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import gridsim
@@ -87,3 +89,24 @@ def out_of_range_states(envs, v) -> list[dict]:
 
 # (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
 PROPERTY_WRITES = [("state.agent.pos", "2,3", 1)]  # set_state underneath
+
+
+# State case -> field -> (index of the bad entry within world 1's block, a value the validator refuses).
+BAD_FIELD_VALUES = {
+    "nav-collect": {"grid": (0, 200), "cell_flags": (0, 1), "cell_reward": (0, math.nan), "agent_cell": (0, 100000),
+                    "step_count": (0, -1), "start_override": (0, -2)},
+}
+
+# (state case, a change of a get_state() snapshot with a bad value, the field the error names)
+BAD_SET_STATES = [
+    ("nav-collect", {"step": -1}, "step"), ("nav-collect", {"step": 2**40}, "step"),
+    ("nav-collect", {"pos": (99, 1)}, "pos"), ("nav-collect", {"pos": (0, 0)}, "pos"),
+    ("nav-collect", {"tiles": ["#######"] * 5}, "tiles"), ("nav-collect", {"tiles": ["?" * 7] * 5}, "tiles"),
+    ("nav-collect", {"episode": -1}, "episode"), ("nav-collect", {"key": (1, -1)}, "key"),
+    ("nav-collect", {"key": (1, 2**64)}, "key"), ("nav-collect", {"rng": 2**64}, "rng"),
+    ("nav-collect", {"return": math.nan}, "return"), ("nav-collect", {"needs_reset": "False"}, "needs_reset"),
+    ("nav-collect", {"needs_reset": 1}, "needs_reset"),
+]
+
+# (level, keywords, field, value): states that once crashed the kernel (entry 0 of the field set to the value).
+CRASHED_STATES = [("nav/four_rooms", {"obs_type": "view"}, "agent_cell", value) for value in (100000, 2**31 - 1, -5)]

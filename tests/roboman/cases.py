@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 
@@ -64,3 +65,22 @@ def out_of_range_states(envs, v) -> list[dict]:
 
 # (key, value, index): writes of the family's own properties that change 4 played envs of the first id.
 PROPERTY_WRITES = [("state.timer", "2", 0), ("settings.exclude_solved_starts", "true", None)]
+
+
+# State case -> field -> (index of the bad entry within world 1's block, a value the validator refuses).
+BAD_FIELD_VALUES = {
+    "roboman-tasks": {"record": (0, 7), "timer": (0, -1), "task_slot": (0, 3), "action_mask": (0, 2),
+                      "final_action_mask": (0, -1), "stat_success": (0, 2), "obs": (0, math.nan),
+                      "final_obs": (0, math.inf)},
+}
+
+# (state case, a change of a get_state() snapshot with a bad value, the field the error names)
+BAD_SET_STATES = [
+    ("roboman-tasks", {"agent_pos": (7, 0)}, "agent_pos"), ("roboman-tasks", {"agent_pos": (0, "1")}, "agent_pos"),
+    ("roboman-tasks", {"objs.x": 7}, "objs"), ("roboman-tasks", {"objs.obj_above": 3}, "obj_above"),
+    ("roboman-tasks", {"objs.obj_below": -1}, "obj_below"),
+    ("roboman-tasks", {"lifted_obj_idx": 2**70}, "lifted_obj_idx"),
+    ("roboman-tasks", {"timer": -1}, "timer"), ("roboman-tasks", {"timer": 2**31}, "timer"),
+]
+
+CRASHED_STATES: list = []  # (level, keywords, field, value): no state has crashed this kernel
