@@ -70,8 +70,9 @@ def test_every_family_brings_its_cases_for_the_engine_wide_tests(family):
     assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), where
     for vector_env, single_env, _ in cases.COPY_CASES.values():
         assert vector_env is FAMILIES[family].vector_env and single_env is FAMILIES[family].single_env
+    assert cases.BAD_FIELD_VALUES and cases.BAD_SET_STATES, f"{where}: no bad state to refuse"
     strays = {*cases.BAD_FIELD_VALUES, *(case for case, _, _ in cases.BAD_SET_STATES)} - set(cases.STATE_CASES)
-    assert cases.BAD_FIELD_VALUES and cases.BAD_SET_STATES and not strays, f"{where}: {strays} are no STATE_CASES"
+    assert not strays, f"{where}: {sorted(strays)} are not STATE_CASES"
     for name, make in cases.BATCH_VARIANTS.items():
         envs = make(2)
         assert isinstance(envs, FAMILIES[family].vector_env) and envs.state.num_units == 2, f"{where}: {name}"
