@@ -65,6 +65,8 @@ REQUIRED_CASES: dict[str, str] = {
     "CRASHED_STATES": "[(level name, keywords, field, value)]: states that once crashed the family's kernel "
                       "(entry 0 of a saved field set to value in a batch of 2 of gridsim.make(level, **keywords)): "
                       "each must be refused; [] where none did",
+    "LIST_DESCRIPTIONS": "id -> its line in `gridsim list` (the row's describe hook), pinned for a few of the "
+                         "family's ids",
 }
 
 # What a family's cases.py may define, and what it is.

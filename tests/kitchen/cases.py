@@ -87,3 +87,11 @@ BAD_SET_STATES = [
 # (level, keywords, field, value): states that once crashed the kernel (entry 0 of the field set to the value).
 CRASHED_STATES = [("kitchen/open-divider_salad", {}, field, value)
                   for field, value in (("agent_cell", -1), ("held", 999), ("tile_item", 999), ("n_delivered", 50))]
+
+# Id -> its line in `gridsim list` (the row's describe hook), pinned for a few ids.
+LIST_DESCRIPTIONS = {
+    "gridsim/Kitchen-open-divider_tl-v0": "an open kitchen: 2 agents deliver a plate of chopped tomato and a plate "
+                                          "of chopped lettuce (7x7)",
+    "gridsim/Kitchen-big-onion-salad-v0": "a big kitchen with two deliveries: 2 agents deliver a plate of chopped "
+                                          "lettuce, onion and tomato and a plate of chopped lettuce and tomato (12x9)",
+}

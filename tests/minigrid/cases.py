@@ -109,3 +109,9 @@ BAD_SET_STATES = [
 
 # (level, keywords, field, value): states that once crashed the kernel (entry 0 of the field set to the value).
 CRASHED_STATES = [("minigrid:MiniGrid-Dynamic-Obstacles-5x5-v0", {}, "task", 32767)]
+
+# Id -> its line in `gridsim list` (the row's describe hook), pinned for a few ids.
+LIST_DESCRIPTIONS = {
+    "gridsim/MiniGrid-KeyCorridorS3R3-v0": "find the key off the corridor, unlock a room, pick up its ball (7x7)",
+    "gridsim/MiniGrid-DoorKey-5x5-v0": "pick up the key, unlock the door in the wall, reach the goal (5x5)",
+}

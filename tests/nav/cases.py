@@ -110,3 +110,11 @@ BAD_SET_STATES = [
 
 # (level, keywords, field, value): states that once crashed the kernel (entry 0 of the field set to the value).
 CRASHED_STATES = [("nav/four_rooms", {"obs_type": "view"}, "agent_cell", value) for value in (100000, 2**31 - 1, -5)]
+
+# Id -> its line in `gridsim list` (the row's describe hook), pinned for a few ids.
+LIST_DESCRIPTIONS = {
+    "gridsim/Nav-four_rooms-v0": "reach the goal in the bottom-right room from the top-left one, through doorways "
+                                 "(13x13)",
+    "gridsim/PixelWorld-room2_small-v0": "reach the goal at the top left beside a block of wall, with PixelWorld's "
+                                         "noisy rewards (11x6)",
+}

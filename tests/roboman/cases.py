@@ -84,3 +84,9 @@ BAD_SET_STATES = [
 ]
 
 CRASHED_STATES: list = []  # (level, keywords, field, value): no state has crashed this kernel
+
+# Id -> its line in `gridsim list` (the row's describe hook), pinned for a few ids.
+LIST_DESCRIPTIONS = {
+    "gridsim/Gridroboman-StackRedOnGreen-v0": "stack the red object on the green one (7x7)",
+    "gridsim/Gridroboman-TouchBlueWithRed-v0": "stand next to the blue object holding the red one (7x7)",
+}
