@@ -1,10 +1,12 @@
-"""Representative registered ids of every family, read from the family table, and each family's cases.
+"""The registered ids of every family, read from the family table, and each family's cases.
 
 Nothing here names a family: a family that has its row in ``gridsim.families.FAMILIES``
 and registers Gymnasium ids gets the engine-wide contract tests (``test_family_contracts.py``)
-for its first ``PER_FAMILY`` ids, or for the ids its ``cases.py`` names in ``REPRESENTATIVE_IDS``
-(where its first ids say little: levels that draw nothing, say). Tests that take one id per
-family take the first. The vector env of an id is the one its spec's ``vector_entry_point`` names.
+for every one of its ids (``EVERY_ID_CASES``). The tests that cost more per id take its
+representative ids (``FAMILY_IDS``, ``CASES``): its first ``PER_FAMILY`` ids, or the ids its
+``cases.py`` names in ``REPRESENTATIVE_IDS`` (where its first ids say little: levels that draw
+nothing, say); tests that take one id per family take the first. The vector env of an id is
+the one its spec's ``vector_entry_point`` names.
 
 What the engine-wide tests cannot derive from the table, each family gives in
 ``tests/<family>/cases.py``: the names of ``REQUIRED_CASES``. A test that reads one of them leaves
@@ -162,14 +164,15 @@ def representative_ids(name: str, ids: list[str]) -> list[str]:
     return list(chosen)
 
 
-FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
+def id_cases(ids_of: dict[str, list[str]]) -> list:
+    """One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0"."""
+    return [pytest.param(name, env_id, id=f"{name}-{env_id.split('/', 1)[-1]}")
+            for name, ids in ids_of.items() for env_id in ids]
 
-# One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0".
-CASES = [
-    pytest.param(name, env_id, id=f"{name}-{env_id.split('/', 1)[-1]}")
-    for name, ids in FAMILY_IDS.items()
-    for env_id in ids
-]
+
+FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
+CASES = id_cases(FAMILY_IDS)
+EVERY_ID_CASES = id_cases(ids_by_family())
 
 
 def thread_min_units(env_id: str) -> int:

@@ -1,7 +1,8 @@
 """Engine-wide contracts, run for every family of ``gridsim.families.FAMILIES``.
 
-The cases come from ``family_cases.py``: the first registered ids of each family's
-vector env. No test here names a family; the family-specific versions of these checks
+The cases come from ``family_cases.py``: every registered id of each family's vector env
+(``check_env``, which ``gridsim check`` runs on every id, takes the representative ones).
+No test here names a family; the family-specific versions of these checks
 (scripted timelines, reference differentials, exact values) live in the family folders
 and in the other engine tests. Actions are random valid actions from the env's own
 ``action_space``, seeded.
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from family_cases import (
     CASES,
+    EVERY_ID_CASES,
     FAMILY_IDS,
     OPTIONAL_CASES,
     REQUIRED_CASES,
@@ -100,7 +102,7 @@ def assert_step_conforms(envs, out):
 # ------------------------------------------------------------------------ autoreset modes
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_next_step_reset_step_pays_zero_and_starts_a_new_episode(family, env_id):
     envs = make_vec(env_id, 5, max_episode_steps=LIMIT, autoreset_mode="NextStep")
     assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
@@ -123,7 +125,7 @@ def test_next_step_reset_step_pays_zero_and_starts_a_new_episode(family, env_id)
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_same_step_returns_final_obs_and_final_info_of_ended_envs(family, env_id):
     envs = make_vec(env_id, 5, max_episode_steps=LIMIT, autoreset_mode="SameStep")
     assert envs.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
@@ -152,7 +154,7 @@ def test_same_step_returns_final_obs_and_final_info_of_ended_envs(family, env_id
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_disabled_mode_raises_on_an_ended_env_until_a_reset_mask_resets_it(family, env_id):
     envs = make_vec(env_id, 4, max_episode_steps=LIMIT, autoreset_mode="Disabled")
     assert envs.metadata["autoreset_mode"] is AutoresetMode.DISABLED
@@ -183,7 +185,7 @@ def test_disabled_mode_raises_on_an_ended_env_until_a_reset_mask_resets_it(famil
 # ---------------------------------------------------------------------------- determinism
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_same_seed_same_trajectory(family, env_id):
     runs = []
     for _ in range(2):
@@ -193,7 +195,7 @@ def test_same_seed_same_trajectory(family, env_id):
     assert_rollouts_equal(runs[0], runs[1])
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_different_seeds_reach_different_rng_keys(family, env_id):
     # Whether the trajectories differ depends on the level (a single start on a fixed map
     # has no randomness); the seeds must reach every env's stream either way.
@@ -212,7 +214,7 @@ def test_different_seeds_reach_different_rng_keys(family, env_id):
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_env_i_seeded_s_follows_one_trajectory_in_batches_of_1_7_64(family, env_id):
     seed, steps = 500, 50
     big = make_vec(env_id, 64, max_episode_steps=LIMIT)
@@ -247,7 +249,7 @@ def test_check_env_passes_on_the_single_env(family, env_id):
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_single_env_set_state_returns_the_observation_as_step_does(family, env_id):
     env = gym.make(env_id).unwrapped
     env.reset(seed=5)
@@ -265,7 +267,7 @@ def test_single_env_set_state_returns_the_observation_as_step_does(family, env_i
 # ------------------------------------------------------------------------------ state dicts
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_state_dict_round_trip_continues_bit_identically(family, env_id):
     n = 5
     envs = make_vec(env_id, n, max_episode_steps=LIMIT)
@@ -314,7 +316,7 @@ def assert_batch_matches_rows(envs):
     return total
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_events_lifecycle(family, env_id):
     n = 6
     envs = make_vec(env_id, n, max_episode_steps=LIMIT, events=True)
@@ -353,7 +355,7 @@ def test_events_lifecycle(family, env_id):
     quiet.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_events_off_records_nothing(family, env_id):
     envs = make_vec(env_id, 4, max_episode_steps=LIMIT)
     envs.reset(seed=0)
@@ -367,7 +369,7 @@ def test_events_off_records_nothing(family, env_id):
 # ------------------------------------------------------------------------------ properties
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_every_listed_readable_property_reads_and_writable_ones_take_their_value_back(family, env_id):
     n = 3
     envs = make_vec(env_id, n, max_episode_steps=LIMIT)
