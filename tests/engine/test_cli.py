@@ -9,7 +9,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from engine.family_cases import merged
+from engine.family_cases import FAMILY_IDS, make_vec, merged
 
 import gridsim
 from gridsim.cli import main
@@ -23,14 +23,14 @@ LEVEL_ENV_TAKES_NO_DICT = pytest.mark.xfail(
     strict=True, reason="LevelEnv.reset (gridsim/engine/single.py) takes obs[0] of a Dict observation: KeyError 0")
 
 
-def level_name_param(row) -> pytest.param:
-    """The family's level name (its benchmark level), marked where its observation is a Dict."""
-    name = row.tools.bench_name()
-    dict_obs = isinstance(gridsim.make(name, 1).single_observation_space, gym.spaces.Dict)
-    return pytest.param(name, id=row.name, marks=[LEVEL_ENV_TAKES_NO_DICT] if dict_obs else [])
+def level_name_param(family: str, env_id: str) -> pytest.param:
+    """The family's level name (its benchmark level), marked where its first id's observation is a Dict."""
+    dict_obs = isinstance(make_vec(env_id, 1).single_observation_space, gym.spaces.Dict)
+    return pytest.param(FAMILIES[family].tools.bench_name(), id=family,
+                        marks=[LEVEL_ENV_TAKES_NO_DICT] if dict_obs else [])
 
 
-LEVEL_NAMES = [level_name_param(row) for row in FAMILIES.values()]
+LEVEL_NAMES = [level_name_param(family, ids[0]) for family, ids in FAMILY_IDS.items()]
 
 
 def test_version_prints_the_version(capsys):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from engine.family_cases import FAMILY_IDS, cases_by_family, family_tests, make_vec, variants_and_first_ids
+from engine.family_cases import FAMILY_IDS, cases_by_family, make_vec, variants_and_first_ids
 from event_helpers import kernel_events
 
 from gridsim import InvalidActionError, KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
@@ -256,14 +256,17 @@ def test_state_dict_round_trips_events_and_episode_limits():
 # --------------------------------------------------------------------------- per-episode max_steps
 
 
+NO_GOAL_ENVS = cases_by_family("no_goal_envs")
+
+
 def _no_goal_envs(family: str, n: int, limit: int, mode: str = "NextStep"):
     """A batch whose envs never terminate under the action returned with it (the family's case)."""
-    envs, action = family_tests(family).no_goal_envs(n, limit, mode)
+    envs, action = NO_GOAL_ENVS[family](n, limit, mode)
     envs.reset(seed=0)
     return envs, action
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_max_steps_write_applies_at_each_envs_next_reset(family):
     envs, action = _no_goal_envs(family, 2, 10)
     np.testing.assert_array_equal(envs.state.ep_max_steps, [10, 10])
@@ -287,7 +290,7 @@ def test_max_steps_write_applies_at_each_envs_next_reset(family):
     np.testing.assert_array_equal(envs.state.ep_max_steps, [4, 4])
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_max_steps_zero_means_no_limit_for_new_episodes(family):
     envs, action = _no_goal_envs(family, 1, 3, mode="SameStep")
     envs.kernel.max_steps = 0
@@ -301,7 +304,7 @@ def test_max_steps_zero_means_no_limit_for_new_episodes(family):
         assert not trunc[0]
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_a_batch_with_and_without_limits_truncates_only_the_limited_envs(family):
     envs, action = _no_goal_envs(family, 3, 3, mode="SameStep")
     envs.step(action)
