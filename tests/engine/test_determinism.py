@@ -13,7 +13,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from family_cases import cases_by_family, rollout
+from family_cases import cases_by_family, ids_by_family, rollout
 
 import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
@@ -68,9 +68,12 @@ def chaos(num_envs: int, **kw) -> NavVectorEnv:
 
 def test_registry_size_is_pinned():
     ids = gridsim.registered_ids()
+    pinned = cases_by_family("ID_COUNT")
+    counts = ", ".join(f"{name} registers {len(family_ids)} and pins {pinned.get(name, 'none')}"
+                       for name, family_ids in ids_by_family().items())
     assert len(ids) == EXPECTED_REGISTRY_SIZE, (
-        f"{len(ids)} registered ids, expected {EXPECTED_REGISTRY_SIZE}: when ids are added or removed, update the "
-        f"family's ID_COUNT in tests/<family>/cases.py ({ids})"
+        f"{len(ids)} registered ids, expected {EXPECTED_REGISTRY_SIZE}: gridsim/Level-v0 and the ids each family pins "
+        f"(ID_COUNT in tests/<family>/cases.py): {counts}"
     )
     assert set(PIXELWORLD_IDS) <= set(ids)
 

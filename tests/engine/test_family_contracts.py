@@ -63,9 +63,9 @@ def test_every_family_brings_its_cases_for_the_engine_wide_tests(family):
     # A test that reads a name leaves out the families that lack it: this test is where they fail.
     missing = missing_cases(family)
     where = cases_path(family).relative_to(Path(__file__).parents[2])
-    what = "; ".join(f"{name}: {REQUIRED_CASES[name]}" for name in missing)
+    what = "".join(f"\n  {name}: {REQUIRED_CASES[name]}" for name in missing)
     lacks = "lacks" if cases_path(family).is_file() else "does not exist; it must define"
-    assert not missing, f"{where} {lacks} {what} (REQUIRED_CASES in tests/engine/family_cases.py)"
+    assert not missing, f"{where} {lacks} (REQUIRED_CASES in tests/engine/family_cases.py):{what}"
     cases = family_tests(family)
     ids = ids_by_family()[family]
     assert len(ids) == cases.ID_COUNT, f"{where}: {len(ids)} ids, ID_COUNT pins {cases.ID_COUNT}"
