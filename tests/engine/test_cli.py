@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,17 @@ def level_name_param(family: str, env_id: str) -> pytest.param:
 
 
 LEVEL_NAMES = [level_name_param(family, ids[0]) for family, ids in FAMILY_IDS.items()]
+
+
+@pytest.fixture(autouse=True)
+def sigterm_handler_kept():
+    """gridsim play leaves its SIGTERM handler set: the process's own comes back after each test.
+
+    (Kept, it would reach the workers a later test forks, which SIGTERM then no longer ends at once.)
+    """
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, before)
 
 
 def test_version_prints_the_version(capsys):
