@@ -1,8 +1,7 @@
 """The navigation family's cases for the engine-wide tests (found through ``gridsim.families.FAMILIES``).
 
-Every family's test folder has a ``cases.py`` with the same names: ``ID_COUNT`` (its registered
-Gymnasium ids, pinned), ``STATE_CASES`` (batches whose states the state tests inject),
-``COPY_CASES`` (batches the copy and checkpoint tests copy) and ``no_goal_envs``.
+Every family's test folder has a ``cases.py`` with the same names: those of ``REQUIRED_CASES`` in
+``tests/engine/family_cases.py``, which says what each one is.
 """
 
 from __future__ import annotations
