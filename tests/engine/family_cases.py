@@ -1,14 +1,22 @@
-"""Representative registered ids of every family, read from the family table.
+"""The registered ids of every family, read from the family table, and each family's cases.
 
 Nothing here names a family: a family that has its row in ``gridsim.families.FAMILIES``
 and registers Gymnasium ids gets the engine-wide contract tests (``test_family_contracts.py``)
-for its first ``PER_FAMILY`` ids, or for the ids its ``cases.py`` names in ``REPRESENTATIVE_IDS``
-(where its first ids say little: levels that draw nothing, say). Tests that take one id per
-family take the first. The vector env of an id is the one its spec's ``vector_entry_point`` names.
+for every one of its ids (``EVERY_ID_CASES``). The tests that cost more per id take its
+representative ids (``FAMILY_IDS``, ``CASES``): its first ``PER_FAMILY`` ids, or the ids its
+``cases.py`` names in ``REPRESENTATIVE_IDS`` (where its first ids say little: levels that draw
+nothing, say); tests that take one id per family take the first. The vector env of an id is
+the one its spec's ``vector_entry_point`` names.
+
+What the engine-wide tests cannot derive from the table, each family gives in
+``tests/<family>/cases.py``: the names of ``REQUIRED_CASES``. A test that reads one of them leaves
+out the families whose file lacks it, and ``test_family_contracts.py`` fails for each such family,
+naming what is missing.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from collections.abc import Mapping
@@ -21,31 +29,92 @@ import pytest
 
 import gridsim
 from gridsim.families import FAMILIES
+from gridsim.lab2d import PropertyAttribute
 
 PER_FAMILY = 2
 
+# What every family's tests/<family>/cases.py defines, and what it is.
+REQUIRED_CASES: dict[str, str] = {
+    "ID_COUNT": "the number of Gymnasium ids the family registers, pinned (the registry-size test sums them)",
+    "STATE_CASES": "name -> a function making a small batch whose state the state tests and fuzzers inject, "
+                   "together using every field of the family",
+    "COPY_CASES": "name -> (vector env class, single env class, constructor keywords): batches the copy, pickle "
+                  "and checkpoint tests copy (short episodes, so that copies cross resets)",
+    "no_goal_envs": "no_goal_envs(n, limit, mode): a batch of n envs with the step limit limit (None: the "
+                    "family's default) and the autoreset mode mode that never terminates under the action "
+                    "returned with it (the per-episode step-limit tests)",
+    "EVENTS": "the family's events, pinned: (name, payload field names) of each event type, in type order (the "
+              "kernel's type ids count from 1); () for a family without events",
+    "BATCH_VARIANTS": "name -> factory(n, **keywords) of a batch of n worlds (envs, or kitchens of one row per "
+                      "agent) in each observation type, action kind and option that the family's ids leave at "
+                      "their default, built with the common keywords given (num_threads, events, "
+                      "max_episode_steps...): the thread tests compare each on 1 to 8 threads, the event and "
+                      "kernel-safety tests check its buffers",
+    "changed_state": "changed_state(envs): a valid get_state() snapshot for env 1 of envs (4 envs of the family's "
+                     "first id, played 3 steps) that differs from env 1's own: the interrupted set_state test",
+    "out_of_range_states": "out_of_range_states(envs, v): set_state() states for env 0 of envs (2 envs of the "
+                           "first id, reset), each with the integer v, past every range, in one of the family's "
+                           "numbers (every one of them): each must be refused with an InvalidStateError",
+    "PROPERTY_WRITES": "[(key, value, index)]: a write of each of the family's own writable properties (the "
+                       "common settings are the engine's) that changes 4 played envs of its first id: the "
+                       "atomic-write tests interrupt each; [] for a family without any",
+    "BAD_FIELD_VALUES": "state case -> field -> (index of an entry within world 1's block, a value the state "
+                        "validator refuses there): load_state_dict must refuse each, naming the field and the env; "
+                        "a saved field left out, for which every value of its dtype is valid, gets a wrong dtype",
+    "BAD_SET_STATES": "[(state case, {snapshot key: bad value}, the field the error names)]: changes of a "
+                      "get_state() snapshot that set_state must refuse, changing nothing (\"objs.x\": key x of "
+                      "the list objs' first entry, \"a.b\": key b of the dict a)",
+    "CRASHED_STATES": "[(level name, keywords, field, value)]: states that once crashed the family's kernel "
+                      "(entry 0 of a saved field set to value in a batch of 2 of gridsim.make(level, **keywords)): "
+                      "each must be refused; [] where none did",
+    "LIST_DESCRIPTIONS": "id -> its line in `gridsim list` (the row's describe hook), pinned for a few of the "
+                         "family's ids",
+}
+
+# What a family's cases.py may define, and what it is.
+OPTIONAL_CASES: dict[str, str] = {
+    "REPRESENTATIVE_IDS": "registered ids of the family for the contract tests (default: its first PER_FAMILY ids)",
+    "ARRAY_OBS_KWARGS": "the keywords that make every part of its observation an array, for the libraries that "
+                        "take nothing else (Stable-Baselines3); default: none, its observations are arrays",
+}
+
+
+def cases_path(name: str) -> Path:
+    """Where family ``name``'s cases for the engine-wide tests live."""
+    return Path(__file__).parents[1] / name / "cases.py"
+
 
 def family_tests(name: str) -> ModuleType:
-    """The family's own cases for the engine-wide tests: ``tests/<name>/cases.py``.
+    """The family's own cases for the engine-wide tests: ``tests/<name>/cases.py`` (``REQUIRED_CASES``).
 
-    It defines ``ID_COUNT`` (the family's registered ids, pinned), ``STATE_CASES`` (name ->
-    a fresh batch whose state the state tests inject), ``COPY_CASES`` (name -> (vector env
-    class, single env class, keywords) for the copy tests) and ``no_goal_envs(n, limit, mode)``
-    (a batch that never terminates, and the action that keeps it so); optionally
-    ``REPRESENTATIVE_IDS``, registered ids of the family for the contract tests, and
-    ``ARRAY_OBS_KWARGS``, the keywords that make every part of its observation an array (for the
-    libraries that take nothing else, Stable-Baselines3).
+    A family without the file gets an empty module: every required name is then missing.
     """
     # Loaded by path under a name of its own: a family may share its name with an installed
     # package (tests/minigrid and the reference package minigrid).
     module_name = f"_family_cases_{name}"
     if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, Path(__file__).parents[1] / name / "cases.py")
+        path = cases_path(name)
+        if not path.is_file():
+            return ModuleType(module_name)
+        spec = importlib.util.spec_from_file_location(module_name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     return sys.modules[module_name]
+
+
+def missing_cases(name: str) -> list[str]:
+    """The names of ``REQUIRED_CASES`` that family ``name``'s ``cases.py`` does not define."""
+    module = family_tests(name)
+    return [attribute for attribute in REQUIRED_CASES if not hasattr(module, attribute)]
+
+
+def cases_by_family(attribute: str) -> dict:
+    """Family name -> its ``cases.<attribute>``, in the family table's order, for the families that define it."""
+    assert attribute in REQUIRED_CASES or attribute in OPTIONAL_CASES, f"{attribute} is declared in neither table"
+    return {name: getattr(family_tests(name), attribute) for name in FAMILIES
+            if hasattr(family_tests(name), attribute)}
 
 
 def array_obs_kwargs(name: str) -> dict:
@@ -54,10 +123,13 @@ def array_obs_kwargs(name: str) -> dict:
 
 
 def merged(attribute: str) -> dict:
-    """One mapping of every family's ``cases.<attribute>``, in the family table's order."""
+    """One mapping of every family's ``cases.<attribute>`` (a mapping of case names), in the family table's order."""
     out: dict = {}
-    for name in FAMILIES:
-        out.update(getattr(family_tests(name), attribute))
+    owner: dict = {}
+    for name, cases in cases_by_family(attribute).items():
+        for key, value in cases.items():
+            assert key not in out, f"{attribute} case {key!r} is both {owner[key]}'s and {name}'s: rename one"
+            out[key], owner[key] = value, name
     return out
 
 
@@ -92,14 +164,15 @@ def representative_ids(name: str, ids: list[str]) -> list[str]:
     return list(chosen)
 
 
-FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
+def id_cases(ids_of: dict[str, list[str]]) -> list:
+    """One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0"."""
+    return [pytest.param(name, env_id, id=f"{name}-{env_id.split('/', 1)[-1]}")
+            for name, ids in ids_of.items() for env_id in ids]
 
-# One pytest case per (family, id), with readable test ids such as "nav-Nav-four_rooms-v0".
-CASES = [
-    pytest.param(name, env_id, id=f"{name}-{env_id.split('/', 1)[-1]}")
-    for name, ids in FAMILY_IDS.items()
-    for env_id in ids
-]
+
+FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
+CASES = id_cases(FAMILY_IDS)
+EVERY_ID_CASES = id_cases(ids_by_family())
 
 
 def thread_min_units(env_id: str) -> int:
@@ -115,6 +188,26 @@ def make_vec(env_id: str, num_envs: int, **kwargs):
     """The id's native vector env (its ``vector_entry_point``), unwrapped."""
     envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
     return envs.unwrapped
+
+
+def variants_and_first_ids() -> dict:
+    """name -> factory(n, **keywords) of a batch of n worlds: every family's first id (the case is named after the
+    family), then every family's ``BATCH_VARIANTS``."""
+    out: dict = {name: functools.partial(make_vec, ids[0]) for name, ids in FAMILY_IDS.items()}
+    for name, factory in merged("BATCH_VARIANTS").items():
+        assert name not in out, f"BATCH_VARIANTS case {name!r} is named as a family: rename it"
+        out[name] = factory
+    return out
+
+
+def walk_properties(envs, key: str = "") -> list:
+    """Every property key under ``key`` and its ``PropertyAttribute``, depth first."""
+    out = []
+    for child, attr in envs.list_property(key):
+        out.append((child, attr))
+        if attr & PropertyAttribute.LISTABLE:
+            out.extend(walk_properties(envs, child))
+    return out
 
 
 def sample_actions(envs, steps: int, seed: int) -> np.ndarray:

@@ -9,19 +9,18 @@ one entirely. Refused calls (bad seeds, options, values past a field's range) ch
 from __future__ import annotations
 
 import copy
+import re
 import sys
 
 import numpy as np
 import pytest
-from engine.family_cases import FAMILY_IDS, make_vec
+from engine.family_cases import FAMILY_IDS, cases_by_family, make_vec, walk_properties
 from engine.state_digest import digest
 
 from gridsim.engine.statefile import decode_seeds
 from gridsim.errors import GridSimError, InvalidArgumentError, InvalidStateError
-from gridsim.kitchen.env import KitchenVectorEnv
-from gridsim.minigrid.env import MinigridVectorEnv
+from gridsim.lab2d import PropertyAttribute
 from gridsim.nav.env import NavEnv, NavVectorEnv
-from gridsim.roboman.env import RobomanVectorEnv
 
 FAMILY_CASES = [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()]
 N = 4
@@ -123,13 +122,12 @@ def test_interrupted_load_state_dict_leaves_old_or_new(env_id):
 @pytest.mark.parametrize("env_id", FAMILY_CASES)
 def test_interrupted_reset_leaves_old_or_new(env_id, seed):
     envs = started(env_id)
-    if isinstance(envs, KitchenVectorEnv) and envs.agent_rows:
-        pytest.skip("a kitchen's rows share one seed")
     check_all_or_nothing(envs, lambda: envs.reset(seed=seed), no_restore)
 
 
-def test_interrupted_start_leaves_old_or_new():
-    envs = started(FAMILY_IDS["nav"][0])
+@pytest.mark.parametrize("env_id", FAMILY_CASES)
+def test_interrupted_start_leaves_old_or_new(env_id):
+    envs = started(env_id)
     check_all_or_nothing(envs, lambda: envs.start(3, seed=11, index=[0, 2]), no_restore)
 
 
@@ -139,58 +137,26 @@ def test_interrupted_reset_with_options_leaves_old_or_new():
     check_all_or_nothing(envs, lambda: envs.reset(seed=4, options={"start": (2, 3)}), no_restore)
 
 
-def set_state_cases():
-    def nav(envs):
-        s = envs.get_state(1)
-        return dict(s, pos=(1, 1), key=(12345, 678), rng=99, step=2, episode=5, **{"return": -3.5})
-
-    def roboman(envs):
-        s = envs.get_state(1)
-        s["agent_pos"] = (3, 4)
-        s["timer"] = 2
-        return s
-
-    def kitchen(envs):
-        s = envs.get_state(2)
-        s["t"] = 5
-        return s
-
-    def minigrid(envs):
-        s = envs.get_state(1)
-        return dict(s, agent_dir=(s["agent_dir"] + 1) % 4, step_count=2)
-
-    return {"nav": nav, "roboman": roboman, "kitchen": kitchen, "minigrid": minigrid}
+CHANGED_STATE = cases_by_family("changed_state")
 
 
-@pytest.mark.parametrize("env_id", FAMILY_CASES)
-def test_interrupted_set_state_leaves_old_or_new(env_id):
-    envs = started(env_id)
-    family = next(name for name, ids in FAMILY_IDS.items() if env_id in ids)
-    state = set_state_cases()[family](envs)
+@pytest.mark.parametrize("family", list(CHANGED_STATE))
+def test_interrupted_set_state_leaves_old_or_new(family):
+    envs = started(FAMILY_IDS[family][0])
+    state = CHANGED_STATE[family](envs)
     check_all_or_nothing(envs, lambda: envs.set_state(state, 1), no_restore)
 
 
-@pytest.mark.parametrize("key,value,index", [
-    ("state.agent.pos", "2,3", 1),  # set_state underneath
-    ("settings.max_steps", "4", None),
-])
-def test_interrupted_write_property_leaves_old_or_new(key, value, index):
-    envs = NavVectorEnv(N, world_map="#####\n#S  #\n#   #\n#####", max_episode_steps=9)
-    envs.reset(seed=0)
-
-    def restore(limit):
-        envs.write_property("settings.max_steps", str(limit))
-
-    check_all_or_nothing(envs, lambda: envs.write_property(key, value, index), restore)
+COMMON_WRITES = [("settings.max_steps", "4", None)]  # (key, value, index)
+OWN_WRITES = cases_by_family("PROPERTY_WRITES")
+PROPERTY_WRITES = [(family, *write) for family in FAMILY_IDS for write in COMMON_WRITES + OWN_WRITES.get(family, [])]
 
 
-@pytest.mark.parametrize("key", ["state.timer", "settings.exclude_solved_starts"])
-def test_interrupted_roboman_property_write_leaves_old_or_new(key):
-    envs = RobomanVectorEnv(N, max_episode_steps=9)
-    envs.reset(seed=0)
-    index = 0 if key.startswith("state") else None
+@pytest.mark.parametrize("family,key,value,index", PROPERTY_WRITES,
+                         ids=[f"{family}-{key}" for family, key, _, _ in PROPERTY_WRITES])
+def test_interrupted_write_property_leaves_old_or_new(family, key, value, index):
+    envs = started(FAMILY_IDS[family][0])
     old = envs.read_property(key, index)
-    value = {"0": "2", "true": "false", "false": "true"}.get(old.lower(), "2")
     check_all_or_nothing(envs, lambda: envs.write_property(key, value, index),
                          lambda _: envs.write_property(key, old, index))
 
@@ -249,73 +215,42 @@ def test_seeds_are_below_2_to_the_128():
 
 
 HUGE = (10**400, 2**100_000, -(10**400))
-
-
-def nav_states(v):
-    return [{"return": v}, {"step": v}, {"episode": v}, {"rng": v}, {"key": (v, 0)}, {"key": (0, v)},
-            {"pos": (v, 0)}, {"pos": (0, v)}]
-
-
-def roboman_states(env, v):
-    base = env.get_state(0)
-    out = []
-    for change in (lambda s: s.update(timer=v), lambda s: s.update(agent_pos=(v, 0)),
-                   lambda s: s.update(lifted_obj_idx=v), lambda s: s["objs"][0].update(x=v),
-                   lambda s: s["objs"][1].update(obj_above=v), lambda s: s["objs"][2].update(obj_below=v)):
-        s = copy.deepcopy(base)
-        change(s)
-        out.append(s)
-    return out
-
-
-def minigrid_states(env, v):
-    base = env.get_state(0)
-    bit_generator = copy.deepcopy(base["bit_generator"])
-    bit_generator["state"]["inc"] = v
-    return [dict(base, step_count=v), dict(base, agent_pos=(v, 1)), dict(base, agent_dir=v),
-            dict(base, carrying=(v, 0, 0)), dict(base, carrying_contents=v), dict(base, task=(v,)),
-            dict(base, bit_generator=bit_generator), dict(base, grid=np.full(base["grid"].shape, v, object)),
-            dict(base, contents=np.full(base["contents"].shape, v, object))]
-
-
-def kitchen_states(env, v):
-    base = env.get_state(0)
-    item = env.level.tables.item_names[1]
-    out = []
-    for change in (lambda s: s.update(t=v), lambda s: s["agents"][0].update(pos=(v, 1)),
-                   lambda s: s.update(items={(v, 0): item}), lambda s: s.update(delivered={(0, v): [item]})):
-        s = copy.deepcopy(base)
-        change(s)
-        out.append(s)
-    return out
+OUT_OF_RANGE_STATES = cases_by_family("out_of_range_states")
 
 
 @pytest.mark.parametrize("value", HUGE, ids=["1e400", "2**100000", "-1e400"])
-def test_numbers_past_every_range_are_invalid_states(value):
-    envs = [NavVectorEnv(2, world_map="#####\n#S  #\n#####"), RobomanVectorEnv(2), KitchenVectorEnv(2),
-            MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0")]
-    for e in envs:
-        e.reset(seed=0)
-    cases = [(envs[0], s) for s in nav_states(value)]
-    cases += [(envs[1], s) for s in roboman_states(envs[1], value)]
-    cases += [(envs[2], s) for s in kitchen_states(envs[2], value)]
-    cases += [(envs[3], s) for s in minigrid_states(envs[3], value)]
-    for e, state in cases:
-        before = snapshot(e)
+@pytest.mark.parametrize("family", list(OUT_OF_RANGE_STATES))
+def test_numbers_past_every_range_are_invalid_states(family, value):
+    envs = make_vec(FAMILY_IDS[family][0], 2)
+    envs.reset(seed=0)
+    states = OUT_OF_RANGE_STATES[family](envs, value)
+    assert states
+    for state in states:
+        before = snapshot(envs)
         with pytest.raises(InvalidStateError):
-            e.set_state(state, 0)
-        assert snapshot(e) == before
+            envs.set_state(state, 0)
+        assert snapshot(envs) == before
 
 
-@pytest.mark.parametrize("key,env_index", [("state.agent.pos", 0), ("state.timer", 1), ("state.objects.red.pos", 1),
-                                           ("state.agent.pos", 2)])
-def test_state_properties_refuse_numbers_past_every_range(key, env_index):
-    e = [NavVectorEnv(2, world_map="#####\n#S  #\n#####"), RobomanVectorEnv(2),
-         MinigridVectorEnv(2, env_name="MiniGrid-DoorKey-5x5-v0")][env_index]
-    e.reset(seed=0)
-    before = snapshot(e)
-    for text in ("1" * 400, "1" * 5000, "1e400", "-" + "9" * 400):
-        value = text if key.endswith("timer") else f"{text},0"
-        with pytest.raises(GridSimError):
-            e.write_property(key, value, 0)
-        assert snapshot(e) == before
+def numeric_properties(envs) -> list[str]:
+    """The writable properties whose value is a number, or numbers joined by commas."""
+    out = []
+    for key, attr in walk_properties(envs):
+        if attr & PropertyAttribute.WRITABLE and re.fullmatch(r"-?\d+(,-?\d+)*", envs.read_property(key, 0)):
+            out.append(key)
+    return out
+
+
+@pytest.mark.parametrize("env_id", FAMILY_CASES)
+def test_numeric_properties_refuse_numbers_past_every_range(env_id):
+    envs = make_vec(env_id, 2)
+    envs.reset(seed=0)
+    keys = numeric_properties(envs)
+    assert "settings.max_steps" in keys
+    before = snapshot(envs)
+    for key in keys:
+        old = envs.read_property(key, 0)
+        for text in ("1" * 400, "1" * 5000, "1e400", "-" + "9" * 400):
+            with pytest.raises(GridSimError):
+                envs.write_property(key, re.sub(r"-?\d+", text, old, count=1), 0)  # its first number
+            assert snapshot(envs) == before, key

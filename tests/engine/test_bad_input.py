@@ -9,12 +9,14 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from engine.family_cases import FAMILY_IDS
 
 import gridsim
 from gridsim.envs import KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
+from gridsim.families import FAMILIES
 from gridsim.lab2d import PropertyNotFoundError, PropertyPermissionError, PropertyResult, PropertyValueError
-from gridsim.levels import builtin_root
-from gridsim.levels.lookup import resolve_level
+from gridsim.levels import find_level
+from gridsim.levels.lookup import builtin_level_names, resolve_level
 
 TINY_NAV = "%gridsim 1\n[meta]\nfamily = nav\n[map]\n#####\n#S 0#\n#####\n"
 
@@ -118,12 +120,16 @@ def test_allow_code_false_accepts_text_levels_and_reads_back():
 # --------------------------------------------------------------------------- step limits that fit int32
 
 
+def by_class(family: str):
+    """A factory of one env of ``family``'s class, with its first id's keywords and the step limit it is given."""
+    cls, kwargs = FAMILIES[family].vector_env, gym.spec(FAMILY_IDS[family][0]).kwargs
+    return lambda steps: cls(num_envs=1, max_episode_steps=steps, **kwargs)
+
+
 @pytest.mark.parametrize("make", [
-    lambda steps: NavVectorEnv(num_envs=1, level="nav/room1_small", max_episode_steps=steps),
-    lambda steps: KitchenVectorEnv(num_envs=1, max_episode_steps=steps),
-    lambda steps: RobomanVectorEnv(num_envs=1, max_episode_steps=steps),
-    lambda steps: gridsim.make("examples/maze:7", max_episode_steps=steps),
-    lambda steps: gridsim.make("nav/room1_small", settings={"max_steps": str(steps)}),
+    *(pytest.param(by_class(family), id=family) for family in FAMILY_IDS),
+    pytest.param(lambda steps: gridsim.make("examples/maze:7", max_episode_steps=steps), id="level-module"),
+    pytest.param(lambda steps: gridsim.make("nav/room1_small", settings={"max_steps": str(steps)}), id="setting"),
 ])
 def test_a_step_limit_past_int32_is_an_invalid_argument(make):
     with pytest.raises(gridsim.InvalidArgumentError, match="2147483647"):
@@ -150,10 +156,9 @@ def test_a_level_file_with_a_step_limit_past_int32_is_a_level_error(tmp_path):
 # --------------------------------------------------------------------------- malformed files and maps
 
 
-@pytest.mark.parametrize("family", ["nav", "kitchen"])
+@pytest.mark.parametrize("family", [name for name in FAMILIES if builtin_level_names(name)])  # text levels
 def test_a_file_that_is_not_utf8_is_a_level_error_with_its_line(tmp_path, family):
-    source = (builtin_root() / family / ("room1_small.txt" if family == "nav" else
-                                                         "open-divider_salad.txt")).read_bytes()
+    source = find_level(builtin_level_names(family)[0]).read_bytes()
     lines = source.split(b"\n")
     lines[2] = lines[2][:3] + b"\xff" + lines[2][4:]
     (tmp_path / family).mkdir()

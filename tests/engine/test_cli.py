@@ -3,16 +3,46 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
+from engine.family_cases import FAMILY_IDS, make_vec, merged
 
 import gridsim
 from gridsim.cli import main
+from gridsim.families import FAMILIES
 
 GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
+
+# The single env of a level by name (gym.make("gridsim/Level-v0", level=...), what check and play make)
+# indexes its batch's observation as an array: it fails on a Dict observation.
+LEVEL_ENV_TAKES_NO_DICT = pytest.mark.xfail(
+    strict=True, reason="LevelEnv.reset (gridsim/engine/single.py) takes obs[0] of a Dict observation: KeyError 0")
+
+
+def level_name_param(family: str, env_id: str) -> pytest.param:
+    """The family's level name (its benchmark level), marked where its first id's observation is a Dict."""
+    dict_obs = isinstance(make_vec(env_id, 1).single_observation_space, gym.spaces.Dict)
+    return pytest.param(FAMILIES[family].tools.bench_name(), id=family,
+                        marks=[LEVEL_ENV_TAKES_NO_DICT] if dict_obs else [])
+
+
+LEVEL_NAMES = [level_name_param(family, ids[0]) for family, ids in FAMILY_IDS.items()]
+
+
+@pytest.fixture(autouse=True)
+def sigterm_handler_kept():
+    """gridsim play leaves its SIGTERM handler set: the process's own comes back after each test.
+
+    (Kept, it would reach the workers a later test forks, which SIGTERM then no longer ends at once.)
+    """
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, before)
 
 
 def test_version_prints_the_version(capsys):
@@ -25,31 +55,21 @@ def test_version_prints_the_version(capsys):
 def test_list_describes_every_id(capsys):
     # One line on the task of every id but the older names, each family's from its describe hook.
     assert main(["list"]) == 0
-    described = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if len(line.split(maxsplit=1)) < 2] == []  # an id without its line
+    described = dict(line.split(maxsplit=1) for line in lines)
     assert list(described) == gridsim.registered_ids()
-    assert described["gridsim/Nav-four_rooms-v0"].endswith("(13x13)")
-    assert described["gridsim/PixelWorld-room2_small-v0"] == (
-        "reach the goal at the top left beside a block of wall, with PixelWorld's noisy rewards (11x6)")
-    assert described["gridsim/Gridroboman-StackRedOnGreen-v0"] == "stack the red object on the green one (7x7)"
-    assert described["gridsim/Gridroboman-TouchBlueWithRed-v0"].startswith("stand next to the blue object holding")
-    assert described["gridsim/Kitchen-open-divider_tl-v0"] == (
-        "an open kitchen: 2 agents deliver a plate of chopped tomato and a plate of chopped lettuce (7x7)")
-    assert described["gridsim/Kitchen-big-onion-salad-v0"].endswith("chopped lettuce, onion and tomato and a plate "
-                                                                   "of chopped lettuce and tomato (12x9)")
+    for env_id, text in merged("LIST_DESCRIPTIONS").items():  # each family's, pinned in its cases.py
+        assert described[env_id] == text, env_id
     assert described["gridsim/Level-v0"].startswith("any level by name")
 
 
 def test_list_leads_with_descriptive_ids(capsys):
     assert main(["list"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    listed = [line.split()[0] for line in lines]
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
     assert "gridsim/PixelWorld-room1_small-v0" in listed
     assert "gridsim/PixelWorld-v0" not in listed  # the original's name, kept as an alias
     assert listed == gridsim.registered_ids()
-    # The MiniGrid ids come with one line on their task.
-    described = dict(line.split(maxsplit=1) for line in lines if line.startswith("gridsim/MiniGrid-"))
-    assert len(described) == len(gridsim.minigrid.MINIGRID_IDS)
-    assert described["gridsim/MiniGrid-KeyCorridorS3R3-v0"].endswith("pick up its ball (7x7)")
 
 
 def test_check_passes_every_id_without_gymnasium_notices(tmp_path):
@@ -73,8 +93,6 @@ def test_play_help_before_the_id(flag, capsys):
 
 
 def test_play_help_lists_every_familys_keys(capsys):
-    from gridsim.families import FAMILIES
-
     with pytest.raises(SystemExit):
         main(["play", "--help"])
     out = capsys.readouterr().out
@@ -156,8 +174,6 @@ def test_bench_level_directory(tmp_path, capsys):
 def test_bench_a_family_without_an_obs_type_setting(monkeypatch, capsys):
     # A family with one observation declares no obs_type: the table names the env's obs_type.
     from dataclasses import replace
-
-    from gridsim.families import FAMILIES
 
     class OneObservation(gridsim.NavVectorEnv):
         SETTINGS = {k: v for k, v in gridsim.NavVectorEnv.SETTINGS.items() if k != "obs_type"}
@@ -324,7 +340,13 @@ def test_check_takes_level_names_and_files(capsys, tmp_path, monkeypatch):
     assert capsys.readouterr().out.split() == ["ok", "nav/four_rooms", "ok", "roboman:LiftRed", "ok", "mine.txt"]
 
 
-@pytest.mark.parametrize("name", ["nav/four_rooms", "roboman:LiftRed"])
+@pytest.mark.parametrize("name", LEVEL_NAMES)
+def test_check_takes_every_familys_level_names(name, capsys):
+    assert main(["check", name]) == 0
+    assert capsys.readouterr().out.split() == ["ok", name]
+
+
+@pytest.mark.parametrize("name", LEVEL_NAMES)
 def test_play_takes_level_names(name, capsys, monkeypatch):
     import io
 

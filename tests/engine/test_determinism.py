@@ -13,11 +13,10 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from family_cases import family_tests, rollout
+from family_cases import cases_by_family, ids_by_family, rollout
 
 import gridsim
 from gridsim.envs import NavEnv, NavVectorEnv
-from gridsim.families import FAMILIES
 
 # Every registered id runs, older versions beside newer ones (Gymnasium's notice for those).
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
@@ -27,7 +26,7 @@ PIXELWORLD_IDS = ["gridsim/PixelWorld-room1_small-v0", "gridsim/PixelWorld-room2
                   "gridsim/PixelWorld-room5_medium-v0", "gridsim/PixelWorld-room5_medium_walls-v0"]
 NOISY_IDS = PIXELWORLD_IDS[1:]
 # Every family pins its own count (ID_COUNT in tests/<family>/cases.py), plus gridsim/Level-v0.
-EXPECTED_REGISTRY_SIZE = sum(family_tests(name).ID_COUNT for name in FAMILIES) + 1
+EXPECTED_REGISTRY_SIZE = sum(cases_by_family("ID_COUNT").values()) + 1
 
 # Every source of randomness at once: several starts, three goals picked per
 # episode, a stochastic symbol, a collectible, and the noisy alphabet's table.
@@ -69,9 +68,12 @@ def chaos(num_envs: int, **kw) -> NavVectorEnv:
 
 def test_registry_size_is_pinned():
     ids = gridsim.registered_ids()
+    pinned = cases_by_family("ID_COUNT")
+    counts = ", ".join(f"{name} registers {len(family_ids)} and pins {pinned.get(name, 'none')}"
+                       for name, family_ids in ids_by_family().items())
     assert len(ids) == EXPECTED_REGISTRY_SIZE, (
-        f"{len(ids)} registered ids, expected {EXPECTED_REGISTRY_SIZE}: update this test and "
-        f"the determinism coverage when ids are added or removed ({ids})"
+        f"{len(ids)} registered ids, expected {EXPECTED_REGISTRY_SIZE}: gridsim/Level-v0 and the ids each family pins "
+        f"(ID_COUNT in tests/<family>/cases.py): {counts}"
     )
     assert set(PIXELWORLD_IDS) <= set(ids)
 

@@ -159,8 +159,7 @@ def test_evaluate_level_names():
 
 
 @pytest.mark.skipif(not gridsim.threads_available(), reason="built without threads")
-@pytest.mark.parametrize("env_id", ["gridsim/PixelWorld-room1_small-v0", FAMILY_IDS["roboman"][0],
-                                    FAMILY_IDS["kitchen"][1], FAMILY_IDS["minigrid"][0]])
+@pytest.mark.parametrize("env_id", [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()])
 def test_evaluate_threads_give_identical_results(env_id):
     # Batches of every family's thread_min_units run on threads; the extra seeds refill rows.
     num_envs = thread_min_units(env_id)

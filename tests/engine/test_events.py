@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from engine.family_cases import family_tests
+from engine.family_cases import FAMILY_IDS, cases_by_family, make_vec, variants_and_first_ids
 from event_helpers import kernel_events
 
 from gridsim import InvalidActionError, KitchenVectorEnv, NavVectorEnv, RobomanVectorEnv
@@ -24,8 +24,6 @@ from gridsim.engine.events import (
 )
 from gridsim.families import FAMILIES
 from gridsim.kitchen import load_kitchen_level
-from gridsim.kitchen.api import KITCHEN_EVENTS
-from gridsim.minigrid.env import MinigridVectorEnv
 from gridsim.nav.api import NAV_EVENTS
 from gridsim.reference.kitchen import kitchen_reset, kitchen_step
 from gridsim.roboman.api import ROBOMAN_EVENTS
@@ -51,51 +49,53 @@ def nav(n=1, **kwargs) -> NavVectorEnv:
 
 
 def events_of(envs, i=0):
-    specs = {NavVectorEnv: NAV_EVENTS, RobomanVectorEnv: ROBOMAN_EVENTS, KitchenVectorEnv: KITCHEN_EVENTS}
-    return kernel_events(envs.state, specs[type(envs)], i)
+    return kernel_events(envs.state, type(envs).EVENT_SPECS, i)
 
 
 # --------------------------------------------------------------------------- specs and decoding
 
-
-def test_specs_name_the_lab2d_events_in_type_order():
-    assert [s.name for s in NAV_EVENTS] == ["goal_reached", "tile_collected", "wall_bump"]
-    assert [s.name for s in ROBOMAN_EVENTS] == ["object_lifted", "object_put", "goal_reached"]
-    assert [s.name for s in KITCHEN_EVENTS] == ["item_picked", "item_put", "item_chopped", "items_merged",
-                                                "dish_delivered", "collision", "goal_reached"]
-    assert ROBOMAN_EVENTS[0] == EventSpec("object_lifted", ("obj", "from_below"))
-    assert KITCHEN_EVENTS[5].fields == ("agent", "blocker")
-    assert (num_fields(NAV_EVENTS), num_fields(ROBOMAN_EVENTS), num_fields(KITCHEN_EVENTS)) == (2, 2, 4)
-    assert num_fields([EventSpec("tick", ())]) == 1
+EVENTS = cases_by_family("EVENTS")  # each family's events, pinned in its tests/<family>/cases.py
 
 
-@pytest.mark.parametrize("make", [
-    lambda **kw: NavVectorEnv(3, level="nav/room1_small", **kw),
-    lambda **kw: RobomanVectorEnv(3, **kw),
-    lambda **kw: KitchenVectorEnv(6, num_agents=2, agent_rows=True, **kw),
-    lambda **kw: MinigridVectorEnv(3, env_name="MiniGrid-DoorKey-5x5-v0", **kw),  # a family with no events yet
-])
+@pytest.mark.parametrize("family", list(EVENTS))
+def test_specs_name_the_pinned_events_in_type_order(family):
+    specs = FAMILIES[family].vector_env.EVENT_SPECS
+    assert all(isinstance(spec, EventSpec) for spec in specs)
+    assert [(spec.name, spec.fields) for spec in specs] == list(EVENTS[family])
+    assert num_fields(specs) == max([1, *(len(fields) for _, fields in EVENTS[family])])  # the widest payload
+
+
+def test_num_fields_is_the_widest_payload_and_at_least_one():
+    assert num_fields([EventSpec("tick", ())]) == 1 and num_fields(()) == 1
+    assert num_fields([EventSpec("a", ("x",)), EventSpec("b", ("x", "y", "z")), EventSpec("c", ())]) == 3
+
+
+# Every family's first id and each of its batch variants: a factory of a batch of n worlds.
+BATCHES = [pytest.param(make, id=name) for name, make in variants_and_first_ids().items()]
+
+
+@pytest.mark.parametrize("make", BATCHES)
 def test_buffers_have_the_documented_shapes_and_kernel_fields(make):
-    envs = make(events=True, max_events_per_step=5)
+    envs = make(3, events=True, max_events_per_step=5)
     st, k = envs.state, envs.kernel
     U = len(st.event_count)
-    assert U == 3  # worlds: the kitchen batch has 6 rows but 3 kitchens
+    assert U == 3  # worlds: a kitchen batch of agent rows has 2 rows per kitchen
     assert st.event_type.shape == (U, 5) and st.event_type.dtype == np.int16
     assert st.event_payload.shape == (U, 5, st.num_event_fields) and st.event_payload.dtype == np.int32
+    assert st.num_event_fields == num_fields(type(envs).EVENT_SPECS)
     assert st.event_count.dtype == np.int32 and st.event_dropped.dtype == np.int64
     assert st.ep_max_steps.shape == (U,) and st.ep_max_steps.dtype == np.int32
     assert (k.events_on, k.max_events, k.num_event_fields) == (1, 5, st.num_event_fields)
     for name in ("event_type", "event_payload", "event_count", "event_dropped", "ep_max_steps"):
         assert name in st.DYNAMIC
-    assert make().kernel.events_on == 0
+    assert make(3).kernel.events_on == 0
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.0, "4"])
-@pytest.mark.parametrize("cls", [NavVectorEnv, RobomanVectorEnv, KitchenVectorEnv, MinigridVectorEnv])
-def test_max_events_per_step_must_be_a_positive_integer(cls, bad):
-    kwargs = {"level": "nav/room1_small"} if cls is NavVectorEnv else {}
+@pytest.mark.parametrize("env_id", [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()])
+def test_max_events_per_step_must_be_a_positive_integer(env_id, bad):
     with pytest.raises(ValueError, match="max_events_per_step"):
-        cls(1, events=True, max_events_per_step=bad, **kwargs)
+        make_vec(env_id, 1, events=True, max_events_per_step=bad)
 
 
 def test_decode_gives_lab2d_binding_shape_and_batch_is_ordered_by_env_then_emission():
@@ -229,15 +229,11 @@ def test_kitchen_events_are_per_kitchen_in_the_agent_rows_view():
     assert seen
 
 
-@pytest.mark.parametrize("make", [
-    lambda: NavVectorEnv(8, world_map=LINE, max_episode_steps=5),
-    lambda: RobomanVectorEnv(8, task="LiftRed", max_episode_steps=5),
-    lambda: KitchenVectorEnv(8, level="kitchen/open-divider_salad", num_agents=3, max_episode_steps=5),
-    lambda: MinigridVectorEnv(8, env_name="MiniGrid-Dynamic-Obstacles-5x5-v0", max_episode_steps=5),
-])
+@pytest.mark.parametrize("make", BATCHES)
 def test_events_off_records_nothing(make):
-    envs = make()
+    envs = make(8, max_episode_steps=5)
     envs.reset(seed=0)
+    envs.action_space.seed(0)
     for _ in range(40):
         envs.step(envs.action_space.sample())
     st = envs.state
@@ -260,14 +256,17 @@ def test_state_dict_round_trips_events_and_episode_limits():
 # --------------------------------------------------------------------------- per-episode max_steps
 
 
+NO_GOAL_ENVS = cases_by_family("no_goal_envs")
+
+
 def _no_goal_envs(family: str, n: int, limit: int, mode: str = "NextStep"):
     """A batch whose envs never terminate under the action returned with it (the family's case)."""
-    envs, action = family_tests(family).no_goal_envs(n, limit, mode)
+    envs, action = NO_GOAL_ENVS[family](n, limit, mode)
     envs.reset(seed=0)
     return envs, action
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_max_steps_write_applies_at_each_envs_next_reset(family):
     envs, action = _no_goal_envs(family, 2, 10)
     np.testing.assert_array_equal(envs.state.ep_max_steps, [10, 10])
@@ -291,7 +290,7 @@ def test_max_steps_write_applies_at_each_envs_next_reset(family):
     np.testing.assert_array_equal(envs.state.ep_max_steps, [4, 4])
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_max_steps_zero_means_no_limit_for_new_episodes(family):
     envs, action = _no_goal_envs(family, 1, 3, mode="SameStep")
     envs.kernel.max_steps = 0
@@ -305,7 +304,7 @@ def test_max_steps_zero_means_no_limit_for_new_episodes(family):
         assert not trunc[0]
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_a_batch_with_and_without_limits_truncates_only_the_limited_envs(family):
     envs, action = _no_goal_envs(family, 3, 3, mode="SameStep")
     envs.step(action)

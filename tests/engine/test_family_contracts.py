@@ -1,7 +1,8 @@
 """Engine-wide contracts, run for every family of ``gridsim.families.FAMILIES``.
 
-The cases come from ``family_cases.py``: the first registered ids of each family's
-vector env. No test here names a family; the family-specific versions of these checks
+The cases come from ``family_cases.py``: every registered id of each family's vector env
+(``check_env``, which ``gridsim check`` runs on every id, takes the representative ones).
+No test here names a family; the family-specific versions of these checks
 (scripted timelines, reference differentials, exact values) live in the family folders
 and in the other engine tests. Actions are random valid actions from the env's own
 ``action_space``, seeded.
@@ -10,21 +11,28 @@ and in the other engine tests. Actions are random valid actions from the env's o
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from family_cases import (
     CASES,
+    EVERY_ID_CASES,
     FAMILY_IDS,
+    OPTIONAL_CASES,
+    REQUIRED_CASES,
     assert_obs_batch_conforms,
     assert_rollouts_equal,
+    cases_path,
     family_tests,
     ids_by_family,
     make_vec,
+    missing_cases,
     obs_array,
     rollout,
     sample_actions,
+    walk_properties,
 )
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
@@ -34,7 +42,7 @@ from gridsim.lab2d import PropertyAttribute
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 
-R, W, L = PropertyAttribute.READABLE, PropertyAttribute.WRITABLE, PropertyAttribute.LISTABLE
+R, W = PropertyAttribute.READABLE, PropertyAttribute.WRITABLE
 LIMIT = 6  # a short episode limit, so that every rollout ends episodes and autoresets
 STEPS = 40
 
@@ -49,16 +57,35 @@ def test_every_family_has_registered_ids():
             envs.close()
 
 
-def test_every_family_brings_its_cases_for_the_engine_wide_tests():
-    # tests/<family>/cases.py: what the state, copy and event tests need of the family, and its pinned
-    # id count (the registry size test sums them), so a new family is covered once it adds the file.
-    ids = ids_by_family()
-    for name in FAMILIES:
-        cases = family_tests(name)
-        assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), name
-        assert len(ids[name]) == cases.ID_COUNT, f"{name}: {len(ids[name])} ids, cases.py pins {cases.ID_COUNT}"
-        for vector_env, single_env, _ in cases.COPY_CASES.values():
-            assert vector_env is FAMILIES[name].vector_env and single_env is FAMILIES[name].single_env
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_family_brings_its_cases_for_the_engine_wide_tests(family):
+    # tests/<family>/cases.py: what the engine-wide tests need of the family and cannot read from its row.
+    # A test that reads a name leaves out the families that lack it: this test is where they fail.
+    missing = missing_cases(family)
+    where = cases_path(family).relative_to(Path(__file__).parents[2])
+    what = "".join(f"\n  {name}: {REQUIRED_CASES[name]}" for name in missing)
+    lacks = "lacks" if cases_path(family).is_file() else "does not exist; it must define"
+    assert not missing, f"{where} {lacks} (REQUIRED_CASES in tests/engine/family_cases.py):{what}"
+    cases = family_tests(family)
+    ids = ids_by_family()[family]
+    assert len(ids) == cases.ID_COUNT, f"{where}: {len(ids)} ids, ID_COUNT pins {cases.ID_COUNT}"
+    assert cases.STATE_CASES and cases.COPY_CASES and callable(cases.no_goal_envs), where
+    for vector_env, single_env, _ in cases.COPY_CASES.values():
+        assert vector_env is FAMILIES[family].vector_env and single_env is FAMILIES[family].single_env
+    assert cases.BAD_FIELD_VALUES and cases.BAD_SET_STATES, f"{where}: no bad state to refuse"
+    strays = {*cases.BAD_FIELD_VALUES, *(case for case, _, _ in cases.BAD_SET_STATES)} - set(cases.STATE_CASES)
+    assert not strays, f"{where}: {sorted(strays)} are not STATE_CASES"
+    for name, make in cases.BATCH_VARIANTS.items():
+        envs = make(2)
+        assert isinstance(envs, FAMILIES[family].vector_env) and envs.state.num_units == 2, f"{where}: {name}"
+        envs.close()
+
+
+def test_every_case_name_is_declared_with_what_it_is():
+    # The docs' table of a family's cases (docs/new_family.md) names each of them.
+    guide = (Path(__file__).parents[2] / "docs" / "new_family.md").read_text()
+    for name in [*REQUIRED_CASES, *OPTIONAL_CASES]:
+        assert f"| `{name}" in guide, f"docs/new_family.md's table of a family's cases lacks {name}"
 
 
 def assert_step_conforms(envs, out):
@@ -75,7 +102,7 @@ def assert_step_conforms(envs, out):
 # ------------------------------------------------------------------------ autoreset modes
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_next_step_reset_step_pays_zero_and_starts_a_new_episode(family, env_id):
     envs = make_vec(env_id, 5, max_episode_steps=LIMIT, autoreset_mode="NextStep")
     assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
@@ -98,7 +125,7 @@ def test_next_step_reset_step_pays_zero_and_starts_a_new_episode(family, env_id)
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_same_step_returns_final_obs_and_final_info_of_ended_envs(family, env_id):
     envs = make_vec(env_id, 5, max_episode_steps=LIMIT, autoreset_mode="SameStep")
     assert envs.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
@@ -127,7 +154,7 @@ def test_same_step_returns_final_obs_and_final_info_of_ended_envs(family, env_id
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_disabled_mode_raises_on_an_ended_env_until_a_reset_mask_resets_it(family, env_id):
     envs = make_vec(env_id, 4, max_episode_steps=LIMIT, autoreset_mode="Disabled")
     assert envs.metadata["autoreset_mode"] is AutoresetMode.DISABLED
@@ -158,7 +185,7 @@ def test_disabled_mode_raises_on_an_ended_env_until_a_reset_mask_resets_it(famil
 # ---------------------------------------------------------------------------- determinism
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_same_seed_same_trajectory(family, env_id):
     runs = []
     for _ in range(2):
@@ -168,7 +195,7 @@ def test_same_seed_same_trajectory(family, env_id):
     assert_rollouts_equal(runs[0], runs[1])
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_different_seeds_reach_different_rng_keys(family, env_id):
     # Whether the trajectories differ depends on the level (a single start on a fixed map
     # has no randomness); the seeds must reach every env's stream either way.
@@ -187,7 +214,7 @@ def test_different_seeds_reach_different_rng_keys(family, env_id):
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_env_i_seeded_s_follows_one_trajectory_in_batches_of_1_7_64(family, env_id):
     seed, steps = 500, 50
     big = make_vec(env_id, 64, max_episode_steps=LIMIT)
@@ -222,7 +249,7 @@ def test_check_env_passes_on_the_single_env(family, env_id):
     envs.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_single_env_set_state_returns_the_observation_as_step_does(family, env_id):
     env = gym.make(env_id).unwrapped
     env.reset(seed=5)
@@ -240,7 +267,7 @@ def test_single_env_set_state_returns_the_observation_as_step_does(family, env_i
 # ------------------------------------------------------------------------------ state dicts
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_state_dict_round_trip_continues_bit_identically(family, env_id):
     n = 5
     envs = make_vec(env_id, n, max_episode_steps=LIMIT)
@@ -289,7 +316,7 @@ def assert_batch_matches_rows(envs):
     return total
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_events_lifecycle(family, env_id):
     n = 6
     envs = make_vec(env_id, n, max_episode_steps=LIMIT, events=True)
@@ -328,7 +355,7 @@ def test_events_lifecycle(family, env_id):
     quiet.close()
 
 
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_events_off_records_nothing(family, env_id):
     envs = make_vec(env_id, 4, max_episode_steps=LIMIT)
     envs.reset(seed=0)
@@ -342,17 +369,7 @@ def test_events_off_records_nothing(family, env_id):
 # ------------------------------------------------------------------------------ properties
 
 
-def walk_properties(envs, key: str = "") -> list[tuple[str, PropertyAttribute]]:
-    """Every key under ``key``, depth first."""
-    out = []
-    for child, attr in envs.list_property(key):
-        out.append((child, attr))
-        if attr & L:
-            out.extend(walk_properties(envs, child))
-    return out
-
-
-@pytest.mark.parametrize(("family", "env_id"), CASES)
+@pytest.mark.parametrize(("family", "env_id"), EVERY_ID_CASES)
 def test_every_listed_readable_property_reads_and_writable_ones_take_their_value_back(family, env_id):
     n = 3
     envs = make_vec(env_id, n, max_episode_steps=LIMIT)

@@ -3,6 +3,7 @@
 import gymnasium as gym
 import numpy as np
 import pytest
+from engine.family_cases import obs_array, variants_and_first_ids
 
 import gridsim
 from gridsim import _core
@@ -57,21 +58,26 @@ def test_long_random_walk_keeps_agents_inside_the_map(level):
         assert walkable.all()
 
 
-@pytest.mark.parametrize("make", [
-    lambda: gridsim.NavVectorEnv(num_envs=4, level="nav/room5_medium", obs_type="view"),
-    lambda: gridsim.RobomanVectorEnv(num_envs=4, task="StackRedOnGreen"),
-])
+def arrays_of(obs) -> list[np.ndarray]:
+    """The arrays of a batch of observations: itself, or the array parts of a Dict observation."""
+    parts = obs.values() if isinstance(obs, dict) else [obs]
+    return [part for part in parts if isinstance(part, np.ndarray)]
+
+
+@pytest.mark.parametrize("make", [pytest.param(make, id=name) for name, make in variants_and_first_ids().items()])
 def test_returned_observations_are_the_callers_and_never_read_back(make):
-    """step() writes each call's observations into a fresh array; scribbling on it changes nothing."""
-    envs = make()
+    """step() writes each call's observations into fresh arrays; scribbling on them changes nothing."""
+    envs = make(4)
     envs.reset(seed=0)
-    n = envs.single_action_space.n
-    obs, *_ = envs.step(np.arange(4) % n)
-    expected = obs.copy()
-    obs[...] = 0  # the caller owns the array
-    mask = np.array([True, False, False, False])
+    envs.action_space.seed(0)
+    obs, *_ = envs.step(envs.action_space.sample())
+    expected, kept = obs_array(obs), envs.state_dict()["obs"]
+    for part in arrays_of(obs):
+        part[...] = 0  # the caller owns the arrays
+    mask = np.arange(envs.num_envs) < envs.num_envs // 4  # the rows of the first world
     obs2, _ = envs.reset(options={"reset_mask": mask})
-    np.testing.assert_array_equal(obs2[1:], expected[1:])
-    np.testing.assert_array_equal(envs.state_dict()["obs"][1:], expected[1:])
-    obs3, *_ = envs.step(np.zeros(4, np.int64))
-    assert not np.shares_memory(obs3, obs2) and not np.shares_memory(obs3, obs)
+    np.testing.assert_array_equal(obs_array(obs2)[~mask], expected[~mask])
+    np.testing.assert_array_equal(envs.state_dict()["obs"][~mask], kept[~mask])
+    obs3, *_ = envs.step(np.zeros(envs.action_space.shape, envs.action_space.dtype))
+    for part in arrays_of(obs3):
+        assert not any(np.shares_memory(part, other) for other in arrays_of(obs) + arrays_of(obs2))

@@ -13,6 +13,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from engine.family_cases import FAMILY_IDS, make_vec
 
 import gridsim
 from gridsim.cli import level_argument, main
@@ -24,14 +25,14 @@ from gridsim.levels.lookup import builtin_root, level_names
 from gridsim.levels.textmap import decode_level_bytes, parse_level_text, split_lines
 from gridsim.tools.record import record_episode
 
-LEVELS = ["nav/room1_small", "roboman:LiftRed", "kitchen/open-divider_salad", "minigrid:MiniGrid-DoorKey-5x5-v0"]
+ONE_ID_PER_FAMILY = [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()]
 ROOM = "#####\n#S 0#\n#####\n"
 KITCHEN = "-t-\n- *\n-p-\n\nSimpleTomato\n\n1 1\n"
 
 
-@pytest.fixture(scope="module", params=LEVELS)
+@pytest.fixture(scope="module", params=ONE_ID_PER_FAMILY)
 def envs(request):
-    envs = gridsim.make(request.param, 2, render_mode="rgb_array")
+    envs = make_vec(request.param, 2, render_mode="rgb_array")
     envs.reset(seed=0)
     yield envs
     envs.close()
@@ -151,6 +152,14 @@ def test_mixer_seed_setting_takes_every_128_bit_value():
 def test_private_keyword_arguments_from_users_are_refused(make):
     with pytest.raises(gridsim.InvalidArgumentError, match="private keyword argument '_"):
         make()
+
+
+@pytest.mark.parametrize("env_id", ONE_ID_PER_FAMILY)
+def test_every_family_refuses_private_keyword_arguments(env_id):
+    for make in (lambda: gym.make_vec(env_id, num_envs=2, _continue_past_end=True),
+                 lambda: gym.make(env_id, _anything=1)):
+        with pytest.raises(gridsim.InvalidArgumentError, match="private keyword argument '_"):
+            make()
 
 
 def test_gridsims_own_private_arguments_still_reach_the_env():

@@ -6,6 +6,7 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
+from engine.family_cases import FAMILY_IDS
 
 import gridsim
 from gridsim.cli import main
@@ -14,9 +15,10 @@ from gridsim.kitchen.rules import COUNTER
 from gridsim.roboman.render import AGENT_CELL, BACKGROUND, OBJECT_COLORS, slab_box
 from gridsim.tools.record import record_episode, write_frames
 
-# One id per family, with episodes that end within their step limit.
-IDS = ["gridsim/Nav-room2_small-v0", "gridsim/Gridroboman-LiftRed-v0", "gridsim/Kitchen-open-divider_salad-v0",
-       "gridsim/MiniGrid-DoorKey-5x5-v0"]
+# One id per family, the first.
+IDS = [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()]
+NAV_ROOM = "gridsim/Nav-room2_small-v0"  # the overlay's picture: 11 x 6 cells
+ROBOMAN_ID = "gridsim/Gridroboman-LiftRed-v0"  # 7 x 7 cells of 32 pixels
 needs_imageio = pytest.mark.skipif(importlib.util.find_spec("imageio") is None or
                                    importlib.util.find_spec("PIL") is None, reason="imageio and pillow not installed")
 needs_pillow = pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="pillow is not installed")
@@ -57,9 +59,10 @@ def test_render_gif_plays_every_state_of_the_episode(tmp_path, env_id, capsys):
         np.testing.assert_array_equal(np.asarray(gif.convert("RGB")), episode.frames[-1])
 
 
-def test_recorded_episode_is_the_one_evaluate_scores():
-    episode = record_episode("random", IDS[0], 5)
-    result = gridsim.evaluate("random", IDS[0], [5])
+@pytest.mark.parametrize("env_id", IDS)
+def test_recorded_episode_is_the_one_evaluate_scores(env_id):
+    episode = record_episode("random", env_id, 5)
+    result = gridsim.evaluate("random", env_id, [5])
     assert episode.length == result["length"][0] and len(episode.frames) == episode.length + 1
     assert episode.rewards.sum() == pytest.approx(result["return"][0])
     assert episode.terminated or episode.truncated
@@ -84,7 +87,7 @@ def test_render_mp4_has_one_frame_per_state(tmp_path):
     import imageio.v2 as iio
 
     out = tmp_path / "episode.mp4"
-    assert main(["render", IDS[1], "--seed", "2", "--max-steps", "9", "--out", str(out)]) == 0
+    assert main(["render", ROBOMAN_ID, "--seed", "2", "--max-steps", "9", "--out", str(out)]) == 0
     with iio.get_reader(out, format="FFMPEG") as reader:
         frames = [f for f in reader]
     assert len(frames) == 10 and frames[0].shape == (7 * 32, 7 * 32, 3)
@@ -98,7 +101,7 @@ def test_missing_package_is_one_line_naming_the_extra(tmp_path, monkeypatch, cap
         pytest.skip("imageio, checked before imageio-ffmpeg, is not installed")
     for name in [m for m in sys.modules if m == module or m.startswith(module + ".")] + [module]:
         monkeypatch.setitem(sys.modules, name, None)  # import raises ImportError
-    assert main(["render", IDS[0], "--max-steps", "2", "--out", str(tmp_path / f"x{suffix}")]) == 2
+    assert main(["render", NAV_ROOM, "--max-steps", "2", "--out", str(tmp_path / f"x{suffix}")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("gridsim render: error:") and package in err and 'pip install "gridsim-vec[render]"' in err
@@ -111,7 +114,7 @@ def test_bad_arguments_are_one_line_errors(tmp_path, monkeypatch, capsys, args):
     pytest.importorskip("PIL")
     pytest.importorskip("imageio")
     monkeypatch.chdir(tmp_path)
-    assert main(["render", IDS[0], *args]) == 2
+    assert main(["render", NAV_ROOM, *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gridsim render: error:") and err.count("\n") == 1
     assert not list(tmp_path.iterdir())
@@ -133,9 +136,9 @@ def test_render_overlay_writes_the_step_and_reward_above_the_frame(tmp_path, cap
     from PIL import Image
 
     out = tmp_path / "frame.png"
-    assert main(["render", IDS[0], "--seed", "1", "--frame", "4", "--overlay", "--out", str(out)]) == 0
-    plain = record_episode("random", IDS[0], 1, max_steps=4)
-    shown = record_episode("random", IDS[0], 1, max_steps=4, overlay=True)
+    assert main(["render", NAV_ROOM, "--seed", "1", "--frame", "4", "--overlay", "--out", str(out)]) == 0
+    plain = record_episode("random", NAV_ROOM, 1, max_steps=4)
+    shown = record_episode("random", NAV_ROOM, 1, max_steps=4, overlay=True)
     with Image.open(out) as png:
         np.testing.assert_array_equal(np.asarray(png.convert("RGB")), shown.frames[4])
     assert "176x107 pixels" in capsys.readouterr().out  # 11 x 6 cells of 16 pixels, under an 11-pixel band
@@ -169,10 +172,11 @@ def test_draw_text_cuts_text_at_the_frame_edge():
     assert (frame[4, 1:6] == 9).all()  # the minus sign
 
 
-def test_frames_are_the_same_without_overlay():
+@pytest.mark.parametrize("env_id", IDS)
+def test_frames_are_the_same_without_overlay(env_id):
     # The overlay is off by default: record_episode's frames are the env's own render_frame pictures.
-    episode = record_episode("random", IDS[1], 0, max_steps=2)
-    env = _single(IDS[1])
+    episode = record_episode("random", env_id, 0, max_steps=2)
+    env = _single(env_id)
     np.testing.assert_array_equal(episode.frames[0], env.unwrapped.unwrapped_vector.render_frame(0))
 
 

@@ -14,15 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from engine.family_cases import cases_by_family
 
 import gridsim
 
 INT32_MAX = 2**31 - 1
 FLOAT32_MAX = float(np.finfo(np.float32).max)
-# A level of each family with no step limit (roboman always has one; its timer is injected past it,
-# which never truncates: roboman truncates where the timer equals the limit).
-NO_LIMIT = {"nav": ("nav/room1_small", {}), "kitchen": ("kitchen/open-divider_salad", {}),
-            "roboman": ("roboman:LiftRed", {})}
+NO_GOAL_ENVS = cases_by_family("no_goal_envs")  # each family's batch that never terminates, and its action
 
 
 def zeros(envs) -> np.ndarray:
@@ -49,15 +47,15 @@ def assert_round_trips(envs):
         twin.close()
 
 
-@pytest.mark.parametrize("family", list(NO_LIMIT))
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
 def test_step_counter_saturates_at_int32_max_and_the_state_round_trips(family):
-    level, kwargs = NO_LIMIT[family]
-    envs = gridsim.make(level, 2, **kwargs)
+    envs, action = NO_GOAL_ENVS[family](2, None)
+    envs.kernel.max_steps = 0  # no limit (a family may have one of its own)
     envs.reset(seed=0)
     with_counter(envs, INT32_MAX - 2)
     seen = []
     for _ in range(4):
-        _, _, term, trunc, _ = envs.step(zeros(envs))
+        _, _, term, trunc, _ = envs.step(action)
         assert not trunc.any() and not term.any()  # no limit: never truncated, at the top either
         seen.append(int(counter(envs)[0]))
         assert_round_trips(envs)  # refused at INT32_MAX, or wrapped negative, before
@@ -65,15 +63,14 @@ def test_step_counter_saturates_at_int32_max_and_the_state_round_trips(family):
     envs.close()
 
 
-@pytest.mark.parametrize("level", ["nav/room1_small", "kitchen/open-divider_salad", "roboman:LiftRed",
-                                   "minigrid:MiniGrid-Empty-8x8-v0"])
-def test_a_limit_of_int32_max_truncates_on_the_step_that_reaches_it(level):
-    envs = gridsim.make(level, 1, max_episode_steps=INT32_MAX)
+@pytest.mark.parametrize("family", list(NO_GOAL_ENVS))
+def test_a_limit_of_int32_max_truncates_on_the_step_that_reaches_it(family):
+    envs, action = NO_GOAL_ENVS[family](1, INT32_MAX)
     envs.reset(seed=0)
     with_counter(envs, INT32_MAX - 2)
     flags = []
     for _ in range(2):
-        _, _, _, trunc, _ = envs.step(zeros(envs))
+        _, _, _, trunc, _ = envs.step(action)
         flags.append(bool(trunc[0]))
         assert_round_trips(envs)
     assert flags == [False, True]

@@ -9,12 +9,14 @@ The crashes such states caused are replayed in a subprocess.
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from engine.family_cases import cases_by_family, merged
 from engine.state_digest import digest
 from fuzz.state_cases import CASES, make_case, states_equal
 
@@ -29,22 +31,8 @@ ENGINE_BAD = {
     "final_mask": (0, 2), "rewards": (0, math.nan), "terminated": (0, 2), "truncated": (0, 3), "stat_mask": (0, 2),
     "stat_return": (0, math.inf), "stat_length": (0, -1),
 }
-FAMILY_BAD = {
-    "nav-collect": {"grid": (0, 200), "cell_flags": (0, 1), "cell_reward": (0, math.nan), "agent_cell": (0, 100000),
-                    "step_count": (0, -1), "start_override": (0, -2)},
-    "roboman-tasks": {"record": (0, 7), "timer": (0, -1), "task_slot": (0, 3), "action_mask": (0, 2),
-                      "final_action_mask": (0, -1), "stat_success": (0, 2), "obs": (0, math.nan),
-                      "final_obs": (0, math.inf)},
-    "kitchen-rows": {"agent_cell": (0, -1), "held": (0, 999), "tile_item": (0, 999), "delivered_bits": (0, 0xFFFF),
-                     "solved": (0, 1 << 20), "n_delivered": (0, 50), "delivered_item": (0, 999),
-                     "delivered_cell": (0, -1), "t": (0, -1), "stat_success": (0, 2), "stat_dishes": (0, -1)},
-    # An unseen object in a cell, a wall carried, a second mission of a one-mission id, an even PCG64 increment.
-    "minigrid-doorkey": {"grid": (0, 0), "agent": (2, 4), "carrying": (0, 2), "step_count": (0, -1),
-                         "mission": (0, 1), "bitgen": (3, 2), "obs_dir": (0, 4), "obs_mission": (0, -1),
-                         "final_dir": (0, -1), "final_mission": (0, 1), "stat_success": (0, 2)},
-    # A box's contents in a wall, contents carried with nothing, more balls than the task slots hold.
-    "minigrid-obstacles": {"grid": (3, 41), "carrying": (3, 41), "task": (0, 10)},
-}
+# State case -> field -> (index, bad value): every family's own (tests/<family>/cases.py).
+FAMILY_BAD = merged("BAD_FIELD_VALUES")
 LOAD_CASES = [(case, field) for case in FAMILY_BAD for field in make_case(case).state.DYNAMIC]
 
 
@@ -82,16 +70,32 @@ def test_load_state_dict_refuses_a_bad_field_and_changes_nothing(case, field):
     envs.close()
 
 
-def test_load_state_dict_checks_seeds_and_max_steps_before_writing_anything():
-    envs = make_case("nav-collect")
+FIRST_STATE_CASES = [next(iter(cases)) for cases in cases_by_family("STATE_CASES").values()]
+
+
+def another_valid_state(envs, state: dict) -> dict:
+    """``state`` with world 1's entries copied over world 0's in every saved field."""
+    other = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in state.items()}
+    for field in envs.state.DYNAMIC:
+        world_block(envs, other[field], 0)[:] = world_block(envs, other[field], 1)
+    return other
+
+
+@pytest.mark.parametrize("case", FIRST_STATE_CASES)
+def test_load_state_dict_checks_seeds_and_max_steps_before_writing_anything(case):
+    envs = make_case(case)
     before = envs.state_dict()
-    for key, value, text in [("seeds", [1, 2, -3], r"None or an integer in 0\.\.2\*\*128 - 1"),
-                             ("seeds", [1, 2], "list of 3"), ("seeds", [1, "2", 3], "None or an integer in 0"),
-                             ("seeds", [1, 2**128, 3], "None or an integer in 0"), ("max_steps", 2**40, "2147483647"),
+    changed = another_valid_state(envs, before)  # a change that must not be applied
+    assert not states_equal(changed, before)
+    make_case(case).load_state_dict(changed)  # (valid on its own)
+    ones = [1] * (envs.state.num_units - 1)  # seeds of every world but the last
+    top = int(np.iinfo(envs.state.MAX_STEPS_DTYPE).max)  # the largest max_steps the kernel holds
+    for key, value, text in [("seeds", [*ones, -3], r"None or an integer in 0\.\.2\*\*128 - 1"),
+                             ("seeds", ones, f"list of {len(ones) + 1}"),
+                             ("seeds", [*ones, "2"], "None or an integer in 0"),
+                             ("seeds", [*ones, 2**128], "None or an integer in 0"), ("max_steps", top + 1, str(top)),
                              ("max_steps", "9", "an integer"), ("max_steps", True, "an integer")]:
-        state = envs.state_dict()
-        state["agent_cell"][:] = state["agent_cell"][::-1]  # a valid change that must not be applied
-        state[key] = value
+        state = dict(changed, **{key: value})
         with pytest.raises(InvalidStateError, match=text) as info:
             envs.load_state_dict(state)
         assert info.value.field == key
@@ -101,52 +105,26 @@ def test_load_state_dict_checks_seeds_and_max_steps_before_writing_anything():
     with pytest.raises(InvalidStateError, match="missing 'seeds'"):
         envs.load_state_dict(state)
     with pytest.raises(InvalidStateError, match="num_envs"):
-        envs.load_state_dict({**envs.state_dict(), "num_envs": 4})
+        envs.load_state_dict({**envs.state_dict(), "num_envs": envs.num_envs + 1})
     envs.close()
 
 
-def test_seeds_of_any_size_still_load():
-    envs = make_case("roboman-tasks")
+@pytest.mark.parametrize("case", FIRST_STATE_CASES)
+def test_seeds_of_any_size_still_load(case):
+    envs = make_case(case)
     state = envs.state_dict()
-    state["seeds"] = [2**80, None, 0]
+    seeds = [[2**80, None, 0][i % 3] for i in range(envs.state.num_units)]
+    state["seeds"] = seeds
     envs.load_state_dict(state)
-    assert envs.state.seeds.tolist() == [2**80, None, 0]
-    saved = envs.state_dict()  # two uint64 words per seed, and a mask for None
-    np.testing.assert_array_equal(saved["seeds"], np.array([[0, 2**16], [0, 0], [0, 0]], np.uint64))
-    np.testing.assert_array_equal(saved["has_seed"], [True, False, True])
+    assert envs.state.seeds.tolist() == seeds
+    saved = envs.state_dict()  # two uint64 words per seed, low then high, and a mask for None
+    words = [[0, 0] if seed is None else [seed % 2**64, seed >> 64] for seed in seeds]
+    np.testing.assert_array_equal(saved["seeds"], np.array(words, np.uint64))
+    np.testing.assert_array_equal(saved["has_seed"], [seed is not None for seed in seeds])
 
 
-# case -> (set_state key, a snapshot change with a bad value, the field the error names)
-SET_CASES = [
-    ("nav-collect", {"step": -1}, "step"), ("nav-collect", {"step": 2**40}, "step"),
-    ("nav-collect", {"pos": (99, 1)}, "pos"), ("nav-collect", {"pos": (0, 0)}, "pos"),
-    ("nav-collect", {"tiles": ["#######"] * 5}, "tiles"), ("nav-collect", {"tiles": ["?" * 7] * 5}, "tiles"),
-    ("nav-collect", {"episode": -1}, "episode"), ("nav-collect", {"key": (1, -1)}, "key"),
-    ("nav-collect", {"key": (1, 2**64)}, "key"), ("nav-collect", {"rng": 2**64}, "rng"),
-    ("nav-collect", {"return": math.nan}, "return"), ("nav-collect", {"needs_reset": "False"}, "needs_reset"),
-    ("nav-collect", {"needs_reset": 1}, "needs_reset"),
-    ("roboman-tasks", {"agent_pos": (7, 0)}, "agent_pos"), ("roboman-tasks", {"agent_pos": (0, "1")}, "agent_pos"),
-    ("roboman-tasks", {"objs.x": 7}, "objs"), ("roboman-tasks", {"objs.obj_above": 3}, "obj_above"),
-    ("roboman-tasks", {"objs.obj_below": -1}, "obj_below"),
-    ("roboman-tasks", {"lifted_obj_idx": 2**70}, "lifted_obj_idx"),
-    ("roboman-tasks", {"timer": -1}, "timer"), ("roboman-tasks", {"timer": 2**31}, "timer"),
-    ("kitchen-rows", {"agents.pos": (-1, 0)}, "agents.pos"), ("kitchen-rows", {"agents.pos": (0, 0)}, "agents.pos"),
-    ("kitchen-rows", {"agents.held": "Nope"}, "agents.held"), ("kitchen-rows", {"items": {(3, 3): "Plate"}}, "items"),
-    ("kitchen-rows", {"delivered": {(1, 1): ["Plate"]}}, "delivered"),
-    ("kitchen-rows", {"delivered": {(0, 3): ["Plate"]}}, "delivered"), ("kitchen-rows", {"t": -1}, "t"),
-    ("kitchen-rows", {"t": "3"}, "t"),
-    ("minigrid-doorkey", {"agent_pos": (5, 1)}, "agent_pos"), ("minigrid-doorkey", {"agent_pos": (1,)}, "agent_pos"),
-    ("minigrid-doorkey", {"agent_dir": 4}, "agent_dir"), ("minigrid-doorkey", {"step_count": -1}, "step_count"),
-    ("minigrid-doorkey", {"mission": "get to the green goal square"}, "mission"),
-    ("minigrid-doorkey", {"carrying": (2, 5, 0)}, "carrying"),
-    ("minigrid-doorkey", {"carrying": (5, 9, 0)}, "carrying"),
-    ("minigrid-doorkey", {"carrying_contents": 41}, "carrying_contents"),
-    ("minigrid-doorkey", {"contents": np.full((5, 5), 300)}, "contents"),
-    ("minigrid-doorkey", {"contents": np.full((5, 5), 41)}, "contents"),
-    ("minigrid-doorkey", {"task": [0] * 21}, "task"), ("minigrid-doorkey", {"bit_generator": 7}, "bit_generator"),
-    ("minigrid-doorkey", {"bit_generator.has_uint32": 1.5}, "bit_generator"),
-    ("minigrid-obstacles", {"task": (9, 1, 1, 6, 1)}, "task"),
-]
+# (case, a snapshot change with a bad value, the field the error names): every family's own.
+SET_CASES = [case for cases in cases_by_family("BAD_SET_STATES").values() for case in cases]
 
 
 def apply_change(snap: dict, change: dict) -> dict:
@@ -215,12 +193,11 @@ def test_write_property_raises_invalid_state_error_with_the_lab2d_code():
 
 
 CRASH_SCRIPT = """
+import json
 import sys
 import gridsim
-family, field, value = sys.argv[1], sys.argv[2], int(sys.argv[3])
-level = {"nav": "nav/four_rooms", "kitchen": "kitchen/open-divider_salad",
-         "minigrid": "minigrid:MiniGrid-Dynamic-Obstacles-5x5-v0"}[family]
-envs = gridsim.make(level, 2, **({"obs_type": "view"} if family == "nav" else {}))
+level, kwargs, field, value = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+envs = gridsim.make(level, 2, **kwargs)
 envs.reset(seed=0)
 state = envs.state_dict()
 state[field].reshape(-1)[0] = value
@@ -233,17 +210,16 @@ else:
         envs.step(envs.action_space.sample())
     print("accepted")
 """
+# (family, level, keywords, field, value): every family's states that once crashed its kernel.
+CRASHES = [(family, *crash) for family, crashes in cases_by_family("CRASHED_STATES").items() for crash in crashes]
 
 
-@pytest.mark.parametrize("family,field,value", [
-    ("nav", "agent_cell", 100000), ("nav", "agent_cell", 2**31 - 1), ("nav", "agent_cell", -5),
-    ("kitchen", "agent_cell", -1), ("kitchen", "held", 999), ("kitchen", "tile_item", 999),
-    ("kitchen", "n_delivered", 50), ("minigrid", "task", 32767),
-])
-def test_states_that_crashed_the_kernel_are_refused(family, field, value, tmp_path):
+@pytest.mark.parametrize("family,level,kwargs,field,value", CRASHES,
+                         ids=[f"{family}-{field}-{value}" for family, _, _, field, value in CRASHES])
+def test_states_that_crashed_the_kernel_are_refused(family, level, kwargs, field, value, tmp_path):
     """Segfaults, heap reads and double frees once; run in a subprocess so a crash fails only this test."""
     # Outside the source folder, so the child imports the installed gridsim (with its kernel).
-    out = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, family, field, str(value)],
+    out = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, level, json.dumps(kwargs), field, str(value)],
                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == f"refused {field} 0"

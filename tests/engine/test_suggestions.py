@@ -6,6 +6,7 @@ import gymnasium as gym
 import pytest
 
 import gridsim
+from gridsim.families import FAMILIES
 from gridsim.levels.lookup import level_names
 
 
@@ -24,7 +25,7 @@ def test_misspelt_keyword_names_the_closest_and_lists_the_valid(make):
         assert name in message.split("keyword arguments are", 1)[1]
 
 
-@pytest.mark.parametrize("level", ["roboman:LiftRed", "kitchen/open-divider_salad", "minigrid:MiniGrid-Empty-8x8-v0"])
+@pytest.mark.parametrize("level", [pytest.param(row.tools.bench_name(), id=row.name) for row in FAMILIES.values()])
 def test_misspelt_keyword_in_every_family(level):
     with pytest.raises(TypeError, match=r"'num_thread'; did you mean 'num_threads'"):
         gridsim.make(level, 2, num_thread=2)

@@ -25,17 +25,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 from engine.family_cases import thread_min_units
+from engine.state_digest import digest
 
 import gridsim
 import gridsim._core as _core
 from gridsim.engine import kernel as kernel_module
 from gridsim.engine.vector import max_threads, parse_num_threads, usable_cpus
 from gridsim.errors import InvalidArgumentError
+from gridsim.families import FAMILIES
 
 needs_threads = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without threads")
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 
 N = 1031  # not a multiple of any thread count
+LEVELS = [row.tools.bench_name() for row in FAMILIES.values()]  # a level of each family
 TIMEOUT = 120.0  # seconds a child may take before it counts as hung
 
 
@@ -62,8 +65,7 @@ def run_digest(envs, steps: int, seed: int = 0) -> str:
     h = hashlib.sha256()
     for _ in range(steps):
         obs, rew, term, trunc, _ = envs.step(rng.integers(0, high, size=envs.action_space.shape))
-        for a in (obs, rew, term, trunc):
-            h.update(np.ascontiguousarray(a).tobytes())
+        h.update(digest((obs, rew, term, trunc)).encode())
     for key, value in sorted(envs.state_dict().items()):
         if isinstance(value, np.ndarray) and value.dtype != object:
             h.update(key.encode())
@@ -91,7 +93,7 @@ def wait_child(pid: int, read_fd: int, timeout: float = TIMEOUT) -> str:
 
 @needs_threads
 @needs_fork
-@pytest.mark.parametrize("level", ["nav/room5_medium", "roboman:StackRedOnGreen", "kitchen/open-divider_salad"])
+@pytest.mark.parametrize("level", LEVELS)
 def test_a_child_forked_after_threaded_calls_runs_threaded_calls(level):
     envs = threaded(level, N, 2)
     envs.reset(seed=3)
@@ -145,7 +147,7 @@ def test_a_fork_multiprocessing_pool_evaluates_on_threads_after_threaded_calls()
 
 
 @needs_threads
-@pytest.mark.parametrize("level", ["nav/room5_medium", "roboman:StackRedOnGreen", "kitchen/open-divider_salad"])
+@pytest.mark.parametrize("level", LEVELS)
 def test_threaded_calls_complete_beside_a_busy_process(level):
     # No timing is asserted: the calls finish, and give one thread's bits.
     kernel_module.pool_adaptive(True)  # as by default: calls that lose to one thread may run on one
@@ -163,10 +165,9 @@ def test_threaded_calls_complete_beside_a_busy_process(level):
 
 @needs_threads
 def test_two_python_threads_call_threaded_kernels_at_once():
-    # One pool per process: the second caller runs its chunks on its own thread meanwhile.
-    levels = ["nav/room5_medium", "roboman:StackRedOnGreen"]
+    # One pool per process: a caller that finds it busy runs its chunks on its own thread meanwhile.
     expected = {}
-    for level in levels:
+    for level in LEVELS:
         serial = threaded(level, N, 1)
         serial.reset(seed=1)
         expected[level] = run_digest(serial, 40, seed=4)
@@ -177,7 +178,7 @@ def test_two_python_threads_call_threaded_kernels_at_once():
         envs.reset(seed=1)
         got[level] = run_digest(envs, 40, seed=4)
 
-    workers = [threading.Thread(target=run, args=(level,)) for level in levels]
+    workers = [threading.Thread(target=run, args=(level,)) for level in LEVELS]
     for w in workers:
         w.start()
     for w in workers:

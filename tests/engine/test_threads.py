@@ -13,14 +13,14 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import timeit
 
 import numpy as np
 import pytest
-from engine.family_cases import FAMILY_IDS, make_vec
+from engine.family_cases import FAMILY_IDS, make_vec, merged
 
 import gridsim
 import gridsim._core as _core
-import gridsim.envs  # noqa: F401  (the env classes by name, which KINDS uses)
 from gridsim.errors import InvalidActionError
 
 needs_threads = pytest.mark.skipif(not gridsim.threads_available(), reason="gridsim was built without threads")
@@ -122,40 +122,9 @@ def test_every_thread_count_gives_the_same_bits(family, env_id, n, mode):
         e.close()
 
 
-def nav_maps(n: int) -> list[str]:
-    """n map texts, cycling through a few built-in navigation levels (one map per env)."""
-    texts = [gridsim.find_level(f"nav/{name}").read_text() for name in ("room2_small", "room3_small", "room4_small")]
-    return [texts[i % len(texts)] for i in range(n)]
-
-
-# Every observation type, action kind and option of each family beside the default ids above:
-# (case id, family, factory of a batch of n envs with extra keyword arguments).
-KINDS = [
-    ("nav-view", lambda n, **kw: gridsim.make("nav/four_rooms", n, obs_type="view", **kw)),
-    ("nav-image", lambda n, **kw: gridsim.make("nav/room5_medium", n, obs_type="image", **kw)),
-    ("nav-2d_discrete-random-goals",
-     lambda n, **kw: gridsim.make("nav/room5_medium", n, actions="2d_discrete", randomize_goals=True, **kw)),
-    ("nav-2d_continuous", lambda n, **kw: gridsim.make("nav/four_rooms", n, actions="2d_continuous", **kw)),
-    ("nav-per-env-maps", lambda n, **kw: gridsim.envs.NavVectorEnv(n, world_map=nav_maps(n), **kw)),
-    ("roboman-grid", lambda n, **kw: gridsim.make("roboman:StackRedOnGreen", n, obs_type="grid", **kw)),
-    ("roboman-multi-task",
-     lambda n, **kw: gridsim.envs.RobomanVectorEnv(n, tasks=["LiftRed", "StackGreenOnRed", "TouchBlue"],
-                                                   task_in_obs=True, exclude_solved_starts=True, **kw)),
-    ("kitchen-features-3-agents",
-     lambda n, **kw: gridsim.make("kitchen/open-divider_salad", n, obs_type="features", num_agents=3, **kw)),
-    ("kitchen-agent-rows",
-     lambda n, **kw: gridsim.make("kitchen/open-divider_salad", 2 * n, agent_rows=True, **kw)),
-    ("minigrid-full-index-missions",
-     lambda n, **kw: gridsim.make("minigrid:MiniGrid-GoToDoor-8x8-v0", n, obs_type="full", mission_format="index",
-                                  **kw)),
-    ("minigrid-image-obstacles",
-     lambda n, **kw: gridsim.make("minigrid:MiniGrid-Dynamic-Obstacles-8x8-v0", n, obs_type="image", **kw)),
-    ("minigrid-view-5", lambda n, **kw: gridsim.make("minigrid:MiniGrid-MultiRoom-N6-v0", n, agent_view_size=5, **kw)),
-]
-
-
+# Every observation type, action kind and option of each family beside the first ids above.
 @needs_threads
-@pytest.mark.parametrize("make", [pytest.param(make, id=name) for name, make in KINDS])
+@pytest.mark.parametrize("make", [pytest.param(make, id=name) for name, make in merged("BATCH_VARIANTS").items()])
 def test_every_kind_of_batch_gives_the_same_bits(make):
     runs = {}
     for t in (1, *THREADS):
@@ -224,8 +193,8 @@ def test_one_env_with_its_own_limit_truncates_alike(family, env_id):
 
 
 @needs_threads
-def test_thread_count_is_a_setting():
-    env_id = FAMILY_IDS["nav"][0] if "nav" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]
+@pytest.mark.parametrize("family,env_id", FAMILIES)
+def test_thread_count_is_a_setting(family, env_id):
     envs = make_vec(env_id, 4, num_threads="auto")
     assert envs.num_threads >= 1 and envs.kernel.num_threads == envs.num_threads
     assert envs.read_property("settings.num_threads") == "auto"
@@ -250,8 +219,8 @@ def test_thread_count_is_a_setting():
             make_vec(env_id, 4, num_threads=bad)
 
 
-def test_without_openmp_more_threads_are_refused(monkeypatch):
-    env_id = next(iter(FAMILY_IDS.values()))[0]
+@pytest.mark.parametrize("family,env_id", FAMILIES)
+def test_without_openmp_more_threads_are_refused(monkeypatch, family, env_id):
     monkeypatch.setattr(_core, "THREADS", False)
     with pytest.raises(ValueError, match="has none"):
         make_vec(env_id, 4, num_threads=2)
@@ -259,16 +228,38 @@ def test_without_openmp_more_threads_are_refused(monkeypatch):
     assert make_vec(env_id, 4, num_threads=1).num_threads == 1
 
 
-@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=needs_threads)])
-def test_python_threads_run_during_kernel_calls(threads):
-    """A Python thread advances while one kernel call runs (the GIL is released)."""
-    env_id = FAMILY_IDS["roboman"][0] if "roboman" in FAMILY_IDS else next(iter(FAMILY_IDS.values()))[0]
-    n = 1 << 16
-    envs = make_vec(env_id, n, num_threads=threads)
-    envs.reset(seed=1)
+def kernel_calls(envs) -> dict:
+    """The kernel calls of the whole batch: a step (action 0 everywhere), a reset, an observe."""
     k = envs.kernel
     actions = np.zeros(envs.action_space.shape, np.int64).ravel()
     mask = np.ones(k_units(envs), np.uint8)
+    return {"step": lambda: k.step_i64(actions), "reset": lambda: k.reset(mask), "observe": k.observe}
+
+
+def long_kernel_calls(env_id: str, threads: int):
+    """A reset batch of ``env_id`` whose kernel calls each last half a millisecond or more, and its calls.
+
+    From 16,384 envs (a step of fewer actions keeps the GIL: ``NOGIL_MIN_ACTIONS`` in
+    ``gridsim/engine/kernel.pyx``), twice as many until they do (2**20 at the most): the calls are
+    then long enough for the counter below, whose sleep is 0.2 ms, to run during them.
+    """
+    n = 1 << 14
+    while True:
+        envs = make_vec(env_id, n, num_threads=threads)
+        envs.reset(seed=1)
+        calls = kernel_calls(envs)
+        shortest = min(min(timeit.repeat(call, number=1, repeat=3)) for call in calls.values())
+        if shortest >= 0.5e-3 or n >= 1 << 20:
+            return envs, calls
+        envs.close()
+        n *= 2
+
+
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=needs_threads)])
+@pytest.mark.parametrize("family,env_id", FAMILIES)
+def test_python_threads_run_during_kernel_calls(family, env_id, threads):
+    """A Python thread advances while one kernel call runs (the GIL is released)."""
+    envs, calls = long_kernel_calls(env_id, threads)
     count = [0]
     stop = threading.Event()
 
@@ -286,17 +277,12 @@ def test_python_threads_run_during_kernel_calls(threads):
         worker.start()
         while count[0] == 0:
             time.sleep(0.001)
-        advanced = {"step": 0, "reset": 0, "observe": 0}
+        advanced = dict.fromkeys(calls, 0)
         for _ in range(20):
-            c0 = count[0]
-            k.step_i64(actions)
-            advanced["step"] += count[0] > c0
-            c0 = count[0]
-            k.reset(mask)
-            advanced["reset"] += count[0] > c0
-            c0 = count[0]
-            k.observe()
-            advanced["observe"] += count[0] > c0
+            for name, call in calls.items():
+                c0 = count[0]
+                call()
+                advanced[name] += count[0] > c0
     finally:
         stop.set()
         sys.setswitchinterval(old)

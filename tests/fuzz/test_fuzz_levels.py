@@ -14,8 +14,9 @@ from level_fuzz_support import FUZZ, NASTY_INTS, NASTY_TEXT, NASTY_VALUES, fresh
 
 import gridsim
 from gridsim.envs import KitchenVectorEnv, NavVectorEnv
+from gridsim.families import FAMILIES
 from gridsim.kitchen import parse_kitchen_text
-from gridsim.levels import parse_level_text
+from gridsim.levels import builtin_root, parse_level_text
 from gridsim.make import load_level
 from gridsim.nav.level import compile_nav_level
 
@@ -95,10 +96,14 @@ def test_kitchen_map_text_raises_only_level_errors(text, num_agents):
     only_gridsim_errors(parse_and_build)
 
 
+# Each family with built-in text levels: its smallest ones.
+TEXT_SEEDS = {name: seed_texts(name) for name in FAMILIES if seed_texts(name)}
+
+
 @FUZZ
-@given(family=st.sampled_from(["nav", "kitchen"]), seed=st.integers(0, 3), data=st.data())
+@given(family=st.sampled_from(sorted(TEXT_SEEDS)), seed=st.integers(0, 3), data=st.data())
 def test_random_bytes_in_a_level_file_raise_only_level_errors(tmp_path_factory, family, seed, data):
-    seeds = NAV_SEEDS if family == "nav" else KITCHEN_SEEDS
+    seeds = TEXT_SEEDS[family]
     raw = bytearray(seeds[seed % len(seeds)].encode())
     for _ in range(data.draw(st.integers(1, 4))):
         pos = data.draw(st.integers(0, len(raw) - 1))
@@ -143,10 +148,16 @@ def nasty_settings():
     return st.dictionaries(st.sampled_from(SETTING_KEYS), value, max_size=3)
 
 
+# The level modules: the examples' and each family's whose built-in levels are one (levels/<family>.py),
+# and arguments they take: the examples' sizes, the families' benchmark levels.
+MODULE_FAMILIES = [name for name in FAMILIES if (builtin_root() / f"{name}.py").is_file()]
+LEVEL_MODULES = ["examples/maze", "examples/lava", *MODULE_FAMILIES]
+MODULE_ARGUMENTS = ["7", "9", *(FAMILIES[name].tools.bench_level for name in MODULE_FAMILIES)]
+
+
 @FUZZ
-@given(level=st.sampled_from(["examples/maze", "examples/lava", "roboman"]),
-       argument=st.one_of(st.none(), st.sampled_from([str(i) for i in NASTY_INTS] + NASTY_TEXT + ["7", "9", "LiftRed",
-                                                                                             "StackRedOnGreen"])),
+@given(level=st.sampled_from(LEVEL_MODULES),
+       argument=st.one_of(st.none(), st.sampled_from([str(i) for i in NASTY_INTS] + NASTY_TEXT + MODULE_ARGUMENTS)),
        settings=nasty_settings())
 def test_level_modules_take_any_argument_and_settings(level, argument, settings):
     if level == "examples/maze" and argument is not None and argument.isdecimal() and int(argument) > 99:
@@ -169,7 +180,7 @@ def test_level_api_init_and_specs_raise_only_gridsim_errors(settings):
 
 
 @FUZZ
-@given(level=st.sampled_from(["examples/maze:9", "nav/room1_small", "kitchen/open-divider_salad", "roboman"]),
+@given(level=st.sampled_from(["examples/maze:9", *(row.tools.bench_name() for row in FAMILIES.values())]),
        kwargs=st.dictionaries(st.sampled_from(["settings", "level_directory", "family", "allow_code",
                                                "max_episode_steps", "num_threads", "mixer_seed"]),
                               st.sampled_from(NASTY_VALUES), max_size=2),

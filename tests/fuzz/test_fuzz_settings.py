@@ -8,37 +8,51 @@ built env resets and steps, and a refused action leaves the env as it was.
 
 from __future__ import annotations
 
+import inspect
+
 import gymnasium as gym
 import numpy as np
+from engine.family_cases import FAMILY_IDS, walk_properties
 from hypothesis import given
 from hypothesis import strategies as st
 from level_fuzz_support import FUZZ, NASTY_INTS, NASTY_TEXT, NASTY_VALUES, only_gridsim_errors
 
 import gridsim
-from gridsim.lab2d import PropertyResult
+from gridsim.families import FAMILIES
+from gridsim.lab2d import PropertyAttribute, PropertyResult
 
-# Each family's id and the keyword arguments its constructor takes (the common ones are shared).
-FAMILY_IDS = {
-    "gridsim/Nav-room1_small-v0": ["level", "obs_type", "actions", "view_size", "pixels_per_cell", "alphabet",
-                              "default_symbol", "unknown_symbols", "nan_action", "randomize_goals", "channels_first"],
-    "gridsim/Gridroboman-LiftRed-v0": ["task", "tasks", "x_obj", "y_obj", "obs_type", "task_in_obs",
-                                       "exclude_solved_starts", "cell_px"],
-    "gridsim/Kitchen-open-divider_salad-v0": ["level", "num_agents", "agent_rows", "obs_type", "channels_first",
-                                              "tile_px", "rules"],
-    "gridsim/MiniGrid-GoToDoor-5x5-v0": ["env_name", "obs_type", "agent_view_size", "mission_format"],
-}
+
+def own_keywords(vector_env) -> list[str]:
+    """The keyword arguments a family's vector env names (beside ``num_envs`` and ``settings``)."""
+    params = inspect.signature(vector_env.__init__).parameters.values()
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name not in ("self", "num_envs", "settings")]
+
+
+def valid_texts(row) -> list[str]:
+    """Text a family's settings take: every choice of its enum settings, its string defaults, its benchmark level."""
+    out = [row.tools.bench_level]
+    for setting in row.vector_env.SETTINGS.values():
+        out.extend(setting.type if isinstance(setting.type, tuple) else [])
+        out.extend([setting.default] if isinstance(setting.default, str) else [])
+    return out
+
+
+# Each family's representative ids and the keyword arguments its constructor takes (the common ones are shared).
+ID_KEYWORDS = {env_id: own_keywords(FAMILIES[name].vector_env) for name, ids in FAMILY_IDS.items() for env_id in ids}
+FIRST_IDS = [ids[0] for ids in FAMILY_IDS.values()]
 COMMON = ["max_episode_steps", "autoreset_mode", "render_mode", "copy", "num_threads", "mixer_seed", "obs_dtype",
           "events", "max_events_per_step", "info_events", "allow_code", "episode_stats", "level_directory", "nope"]
-SETTING_NAMES = ["max_steps", "obs_type", "view_size", "num_threads", "events", "max_events_per_step", "autoreset_mode",
-                 "task", "tasks", "tasks.1", "num_agents", "copy", "obs_dtype", "allow_code", "mixerSeed", "env_name",
-                 "agent_view_size", "mission_format", "nope"]
-TEXT_VALUES = [str(i) for i in NASTY_INTS] + NASTY_TEXT + ["LiftRed", "image", "view", "grid", "features", "SameStep",
-                                                           "float32", "object", "auto", "nav/room1_small", "full",
-                                                           "index", "MiniGrid-Empty-8x8-v0"]
+# Every family's settings (a list's entries by index too), and the Lab2D names of the reserved ones.
+SETTING_NAMES = sorted({f"{name}{suffix}" for row in FAMILIES.values()
+                        for name, setting in row.vector_env.SETTINGS.items()
+                        for suffix in (("", ".1") if setting.type is list else ("",))} | {"mixerSeed", "nope"})
+TEXT_VALUES = [str(i) for i in NASTY_INTS] + NASTY_TEXT + list(dict.fromkeys(
+    ["SameStep", "float32", "object", "auto"] + [text for row in FAMILIES.values() for text in valid_texts(row)]))
 
 
 def kwargs_for(env_id: str):
-    names = st.sampled_from(FAMILY_IDS[env_id] + COMMON)
+    names = st.sampled_from(ID_KEYWORDS[env_id] + COMMON)
     return st.dictionaries(names, st.sampled_from(NASTY_VALUES + TEXT_VALUES), max_size=3)
 
 
@@ -47,7 +61,7 @@ def settings_values():
 
 
 @FUZZ
-@given(env_id=st.sampled_from(sorted(FAMILY_IDS)), data=st.data(),
+@given(env_id=st.sampled_from(sorted(ID_KEYWORDS)), data=st.data(),
        num_envs=st.sampled_from([1, 2, 3, 0, -1, True, 2.0, "2", None, 2**63]))
 def test_keyword_arguments_raise_only_gridsim_errors(env_id, data, num_envs):
     kwargs = data.draw(kwargs_for(env_id))
@@ -55,27 +69,27 @@ def test_keyword_arguments_raise_only_gridsim_errors(env_id, data, num_envs):
 
 
 @FUZZ
-@given(env_id=st.sampled_from(sorted(FAMILY_IDS)), settings=settings_values())
+@given(env_id=st.sampled_from(sorted(ID_KEYWORDS)), settings=settings_values())
 def test_settings_raise_only_gridsim_errors(env_id, settings):
     only_gridsim_errors(lambda: gym.make_vec(env_id, num_envs=2, settings=settings))
 
 
 @FUZZ
-@given(level=st.sampled_from(["nav/room1_small", "kitchen/open-divider_salad", "roboman:LiftRed", "examples/maze:7",
-                               "minigrid:MiniGrid-DoorKey-5x5-v0"]),
+@given(level=st.sampled_from([row.tools.bench_name() for row in FAMILIES.values()] + ["examples/maze:7"]),
        settings=st.one_of(settings_values(), st.sampled_from(NASTY_VALUES)))
 def test_make_settings_of_any_type_raise_only_gridsim_errors(level, settings):
     only_gridsim_errors(lambda: gridsim.make(level, num_envs=2, settings=settings))
 
 
-ENVS = {env_id: gym.make_vec(env_id, num_envs=3) for env_id in FAMILY_IDS}
-PROPERTY_KEYS = ["settings.max_steps", "settings.num_threads", "settings.exclude_solved_starts", "settings.obs_type",
-                 "episode.step", "level.name", "state.agent.pos", "state.agent.dir", "state.mission", "", "settings",
-                 "nope"]
+ENVS = {env_id: gym.make_vec(env_id, num_envs=3) for env_id in ID_KEYWORDS}
+# Every key any family's env lists, the root and a key no env has; half the examples take a writable key.
+LISTED = {key: attr for envs in ENVS.values() for key, attr in walk_properties(envs.unwrapped)}
+PROPERTY_KEYS = st.sampled_from(sorted(key for key, attr in LISTED.items() if attr & PropertyAttribute.WRITABLE)) | \
+    st.sampled_from(sorted({*LISTED, "", "nope"}))
 
 
 @FUZZ
-@given(env_id=st.sampled_from(sorted(FAMILY_IDS)), key=st.sampled_from(PROPERTY_KEYS),
+@given(env_id=st.sampled_from(sorted(ID_KEYWORDS)), key=PROPERTY_KEYS,
        value=st.sampled_from(TEXT_VALUES + NASTY_VALUES), index=st.sampled_from([None, 0, 2, 3, -4, 2**63, "0", 1.0]))
 def test_try_write_property_returns_a_code_for_any_value(env_id, key, value, index):
     envs = ENVS[env_id].unwrapped
@@ -94,7 +108,7 @@ ACTION_VALUES = [0, 1, -1, 3, 4, 5, 2**31, 2**63 - 1, float("nan"), float("inf")
 
 
 @FUZZ
-@given(env_id=st.sampled_from(sorted(FAMILY_IDS)), data=st.data())
+@given(env_id=st.sampled_from(sorted(ID_KEYWORDS)), data=st.data())
 def test_actions_of_any_shape_dtype_and_value_raise_only_gridsim_errors(env_id, data):
     envs = ENVS[env_id]
     envs.reset(seed=0)
@@ -138,7 +152,7 @@ LEVEL_API_CALLS = {
 
 
 @FUZZ
-@given(env_id=st.sampled_from(sorted(FAMILY_IDS)), call=st.sampled_from(sorted(LEVEL_API_CALLS)),
+@given(env_id=st.sampled_from(sorted(ID_KEYWORDS)), call=st.sampled_from(sorted(LEVEL_API_CALLS)),
        value=st.sampled_from(NASTY_VALUES + TEXT_VALUES))
 def test_level_api_methods_raise_only_gridsim_errors(env_id, call, value):
     envs = ENVS[env_id].unwrapped
@@ -153,7 +167,7 @@ def test_level_api_methods_raise_only_gridsim_errors(env_id, call, value):
 
 def test_each_keyword_argument_alone_with_every_nasty_value_raises_only_gridsim_errors():
     # Systematic, one argument at a time, so that no value hides behind another argument's error.
-    for env_id, names in FAMILY_IDS.items():
-        for name in names + COMMON:
+    for env_id in FIRST_IDS:
+        for name in ID_KEYWORDS[env_id] + COMMON:
             for value in NASTY_VALUES + TEXT_VALUES:
                 only_gridsim_errors(lambda: gym.make_vec(env_id, num_envs=2, **{name: value}))  # noqa: B023

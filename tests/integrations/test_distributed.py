@@ -37,7 +37,7 @@ def live_actors(pool_name: str) -> list[str]:
     return [a["name"] for a in ray.util.list_named_actors(all_namespaces=True) if a["name"].startswith(pool_name)]
 
 
-@pytest.mark.parametrize("family", ["nav", "roboman", "kitchen"])
+@pytest.mark.parametrize("family", list(FAMILY_IDS))
 def test_distributed_equals_local_on_every_family(ray_cluster, family, tmp_path):
     env_id = FAMILY_IDS[family][0]
     policy = hash_policy(gym.make(env_id).action_space)  # takes infos: episode_seed / episode_step
