@@ -68,7 +68,7 @@ class SingleEnvView(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        return obs[0].copy(), self._row_info(infos)
+        return self._vec.single_obs(obs), self._row_info(infos)
 
     @synchronized
     def step(self, action):
@@ -99,7 +99,7 @@ class SingleEnvView(gym.Env):
         obs, reward, term, trunc, infos = self._vec.step(self._actions)
         if self.render_mode == "human":
             self.render()
-        return obs[0].copy(), float(reward[0]), bool(term[0]), bool(trunc[0]), self._row_info(infos)
+        return self._vec.single_obs(obs), float(reward[0]), bool(term[0]), bool(trunc[0]), self._row_info(infos)
 
     @synchronized
     def action_masks(self) -> np.ndarray:

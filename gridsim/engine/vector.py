@@ -774,6 +774,14 @@ class GridVectorEnv(VectorEnv):
         """Row ``row``'s observation, as ``reset`` and ``step`` return it."""
         return self._output(self.state.obs[row], row)
 
+    def single_obs(self, obs):
+        """Row 0 of a batch of observations (as ``reset`` and ``step`` return them), as one env returns it.
+
+        A copy: the single-env view (:class:`gridsim.engine.single.SingleEnvView`) returns this
+        for a one-row batch. A family whose observation is not one array (a dict) overrides it.
+        """
+        return obs[0].copy()
+
     @synchronized
     def step_without_autoreset(self, actions) -> None:
         """One kernel step of every env with autoreset off; the outputs stay in the state.

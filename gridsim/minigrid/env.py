@@ -286,6 +286,14 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                  "mission": self.missions[mission[r]] if fmt == "str" else np.int64(mission[r])}
                 for k, r in enumerate(np.asarray(rows).tolist())]
 
+    def single_obs(self, obs):
+        """Row 0 of a batch as Minigrid's env returns it: its dict in Minigrid's key order, Python scalars."""
+        if isinstance(obs, dict):
+            mission = obs["mission"][0]
+            return {"image": obs["image"][0].copy(), "direction": int(obs["direction"][0]),
+                    "mission": mission if isinstance(mission, str) else int(mission)}
+        return obs[0].copy()
+
     # ------------------------------------------------------------------ state access
 
     # The fields' parts -> the get_state keys that hold them, for set_state's messages.
@@ -485,7 +493,7 @@ class MinigridEnv(SingleEnvView):
         gym.Env.reset(self, seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        return self._one(obs), {}
+        return self._vec.single_obs(obs), {}
 
     @synchronized
     def step(self, action):
@@ -500,7 +508,7 @@ class MinigridEnv(SingleEnvView):
         obs, reward, term, trunc, _ = self._vec.step(self._actions)
         if self.render_mode == "human":
             self.render()
-        return self._one(obs), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
+        return self._vec.single_obs(obs), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
 
     @synchronized
     def set_state(self, state, index: int = 0):
@@ -509,14 +517,8 @@ class MinigridEnv(SingleEnvView):
         batch: Any = {k: [v] for k, v in obs.items()} if isinstance(obs, dict) else obs[None]
         if isinstance(batch, dict):
             batch["image"] = np.asarray(batch["image"])
-        return self._one(batch), {}
+        return self._vec.single_obs(batch), {}
 
-    def _one(self, obs):
-        if isinstance(obs, dict):
-            mission = obs["mission"][0]
-            return {"image": obs["image"][0].copy(), "direction": int(obs["direction"][0]),
-                    "mission": mission if isinstance(mission, str) else int(mission)}
-        return obs[0].copy()
 
 
 def register_ids(register: Register):

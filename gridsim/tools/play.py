@@ -283,20 +283,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.env_id is None:
         raise InvalidArgumentError("name the env to play, e.g. gridsim play gridsim/Gridroboman-LiftRed-v0 "
                                    "(gridsim list shows the ids; gridsim play --help the keys)")
-    # SIGTERM ends the session cleanly, like Esc.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
     window = not args.terminal and has_display()
     try:
         import pygame  # noqa: F401
     except ImportError:
         window = False
-    session = PlaySession(args.env_id, args.seed, "rgb_array" if window else "ansi")
+    # SIGTERM ends the session cleanly, like Esc; the caller's handler is back afterwards (a process
+    # that plays, then forks workers, must not hand them this one).
+    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
     try:
-        return play_window(session) if window else play_terminal(session)
-    except KeyboardInterrupt:
-        return 0
+        session = PlaySession(args.env_id, args.seed, "rgb_array" if window else "ansi")
+        try:
+            return play_window(session) if window else play_terminal(session)
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            session.close()
     finally:
-        session.close()
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -8,9 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
-from engine.family_cases import FAMILY_IDS, make_vec, merged
+from engine.family_cases import FAMILY_IDS, merged
 
 import gridsim
 from gridsim.cli import main
@@ -18,20 +17,12 @@ from gridsim.families import FAMILIES
 
 GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
 
-# The single env of a level by name (gym.make("gridsim/Level-v0", level=...), what check and play make)
-# indexes its batch's observation as an array: it fails on a Dict observation.
-LEVEL_ENV_TAKES_NO_DICT = pytest.mark.xfail(
-    strict=True, reason="LevelEnv.reset (gridsim/engine/single.py) takes obs[0] of a Dict observation: KeyError 0")
+def level_name_param(family: str) -> pytest.param:
+    """The family's level name (its benchmark level)."""
+    return pytest.param(FAMILIES[family].tools.bench_name(), id=family)
 
 
-def level_name_param(family: str, env_id: str) -> pytest.param:
-    """The family's level name (its benchmark level), marked where its first id's observation is a Dict."""
-    dict_obs = isinstance(make_vec(env_id, 1).single_observation_space, gym.spaces.Dict)
-    return pytest.param(FAMILIES[family].tools.bench_name(), id=family,
-                        marks=[LEVEL_ENV_TAKES_NO_DICT] if dict_obs else [])
-
-
-LEVEL_NAMES = [level_name_param(family, ids[0]) for family, ids in FAMILY_IDS.items()]
+LEVEL_NAMES = [level_name_param(family) for family in FAMILY_IDS]
 
 
 @pytest.fixture(autouse=True)

@@ -157,3 +157,25 @@ def test_gridsim_play_terminal_draws_rows_at_column_zero(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before
+
+
+@pytest.mark.parametrize("env", ["no/such-level", "gridsim/Gridroboman-LiftRed-v0"])
+def test_play_gives_the_callers_sigterm_handler_back(env, monkeypatch):
+    # A process that plays, then forks workers, must not hand them play's handler (an idle worker
+    # then ignored terminate()). Whether the session ran or its env was refused.
+    from gridsim.tools import play
+
+    def mine(*_):
+        pass
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    try:
+        monkeypatch.setattr(play, "play_terminal", lambda session: 0)  # no keyboard here
+        if env.startswith("no/"):
+            with pytest.raises(gridsim.LevelNotFoundError):
+                play.main([env, "--terminal"])
+        else:
+            assert play.main([env, "--terminal"]) == 0
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, previous)

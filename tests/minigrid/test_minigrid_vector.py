@@ -107,3 +107,18 @@ def test_an_env_injected_before_any_seed_steps_and_autoresets(name):
     refused["bitgen"] = np.zeros_like(refused["bitgen"])  # a seeded env must keep a live generator
     with pytest.raises(InvalidStateError):
         envs.load_state_dict(refused)
+
+
+def test_the_single_env_of_a_level_name_is_the_ids():
+    # gym.make("gridsim/Level-v0", level=...) (what gridsim check and play make) returns Minigrid's dict.
+    by_name = gym.make("gridsim/Level-v0", level="minigrid:MiniGrid-DoorKey-5x5-v0")
+    by_id = gym.make("gridsim/MiniGrid-DoorKey-5x5-v0")
+    for env in (by_name, by_id):
+        env.action_space.seed(0)
+    obs = [env.reset(seed=3)[0] for env in (by_name, by_id)]
+    for _ in range(20):
+        assert list(obs[0]) == list(obs[1]) == ["image", "direction", "mission"]
+        assert np.array_equal(obs[0]["image"], obs[1]["image"]) and obs[0]["mission"] == obs[1]["mission"]
+        assert obs[0]["direction"] == obs[1]["direction"] and isinstance(obs[0]["direction"], int)
+        action = by_id.action_space.sample()
+        obs = [env.step(action)[0] for env in (by_name, by_id)]
