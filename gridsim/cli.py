@@ -449,8 +449,9 @@ def main(argv: list[str] | None = None) -> int:
                         "OUT.partial, renamed onto OUT when complete; a failed run leaves OUT as it was)")
     e.add_argument("--num-envs", type=int, default=None, help="rows of the batch (default: one per seed, up to 1024)")
     e.add_argument("--max-episode-steps", type=int, default=None, metavar="N",
-                   help="truncate every episode after N steps (default: the env's own limit; needed for levels "
-                        "without one, such as the kitchens by name)")
+                   help="truncate every episode after N steps (default: the env's own limit, or for a built-in "
+                        "level by name without one, its registered id's: 100 for the kitchens; needed for other "
+                        "levels without one)")
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
