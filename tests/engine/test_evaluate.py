@@ -500,7 +500,7 @@ def test_parse_seeds():
 # --------------------------------------------------------------------------- torch
 
 
-def test_evaluate_torch_module(tmp_path):
+def test_evaluate_torch_module(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
@@ -536,16 +536,18 @@ def test_evaluate_torch_module(tmp_path):
     alone = gridsim.evaluate(torch.nn.Sequential(torch.nn.Flatten(), image_net), minigrid, [0, 1, 2], num_envs=2,
                              env_kwargs={"obs_type": "image"})
     np.testing.assert_array_equal(result.lengths, alone.lengths)
-    # Checkpoints: a whole module and a TorchScript file.
+    # Checkpoints: a whole module (unpickled, so trusted explicitly) and a TorchScript file.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.save(net, tmp_path / "net.pt")
         torch.jit.save(torch.jit.script(net), tmp_path / "net_ts.pt")
-    for name in ("net.pt", "net_ts.pt"):
+    monkeypatch.setenv("GRIDSIM_TRUST_PICKLE", "1")
+    for name, trust in (("net.pt", ["--trust-pickle"]), ("net_ts.pt", [])):
         out = tmp_path / f"{name}.csv"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            code = main(["eval", NAV_ID, "--policy", str(tmp_path / name), "--seeds", "0:12", "--out", str(out)])
+            code = main(["eval", NAV_ID, "--policy", str(tmp_path / name), "--seeds", "0:12", "--out", str(out),
+                         *trust])
         assert code == 0
         returns = [float(line.split(",")[1]) for line in out.read_text().splitlines()[1:]]
         assert returns == expected.returns.tolist()
