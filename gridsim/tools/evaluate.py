@@ -254,7 +254,7 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
 
 def _run(caller: _PolicyCaller, envs, env_name: str, seed_list: list[int], progress: bool) -> EvalResult:
     base = envs.unwrapped
-    caller.bind(base.single_action_space)
+    caller.bind(base)
     if not has_step_limit(base):
         raise InvalidArgumentError(f"{env_name}: its episodes have no step limit, so an evaluation could run "
                                    "forever; give one: env_kwargs={'max_episode_steps': 100} "

@@ -189,9 +189,18 @@ class _PolicyCaller:
         self.policy = policy
         self.style: str | None = None
 
-    def bind(self, action_space: gym.Space):
-        """Finish the set-up once the env's single action space is known."""
+    def bind(self, envs) -> None:
+        """Finish the set-up once the env is known; refuse an env the policy's network was not trained on.
+
+        Raises:
+            gridsim.InvalidArgumentError: a network of known spaces (a checkpoint's) and an env
+                of others (:func:`gridsim.tools.torch_agent.check_policy_env`).
+        """
         policy = self.policy
+        action_space = envs.single_action_space
+        torch_agent = sys.modules.get("gridsim.tools.torch_agent")  # loaded whenever such a network is
+        if torch_agent is not None:
+            torch_agent.check_policy_env(policy, envs, self.name)
         if isinstance(policy, str):  # "random"
             self.policy = RandomPolicy(action_space)
             self.style = "positional"

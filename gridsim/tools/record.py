@@ -91,7 +91,7 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
         base = envs.unwrapped
         if max_steps is None and not has_step_limit(base):
             raise InvalidArgumentError(f"{env_name}: its episodes have no step limit; give max_steps (--max-steps)")
-        caller.bind(base.single_action_space)
+        caller.bind(base)
         rows = base.num_envs  # 1, or a kitchen's agents in the agent-rows view
         obs, infos = envs.reset(seed=[seed] * rows)
 

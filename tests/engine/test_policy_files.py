@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import gridsim
+from gridsim.cli import main
 from gridsim.tools.policies import load_policy
 
 torch = pytest.importorskip("torch")
@@ -21,6 +24,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.j
 
 GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
 SMALL = "gridsim/Nav-room1_small-v0"  # coordinates in 0..5, Discrete(4)
+LARGE = "gridsim/Nav-four_rooms-v0"  # coordinates in 0..12, Discrete(4)
 
 
 class _WritesMarker:
@@ -103,3 +107,63 @@ def test_gridsim_eval_and_render_unpickle_a_policy_file_only_with_the_flag_and_t
     trusted = run_gridsim(tmp_path, *evaluation, "--trust-pickle", trust_env=True)
     assert trusted.returncode == 0, trusted.stderr
     assert marker.exists() and trusted.stdout.startswith(f"{SMALL}: policy ")
+# --------------------------------------------------------------------------- what a checkpoint was trained on
+
+
+def assert_refused_before_any_episode(path: Path, env_id: str, match: str, capsys) -> None:
+    """``gridsim.evaluate`` and ``gridsim eval`` (greedy and sampled) refuse the checkpoint on ``env_id``."""
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    envs.reset(seed=5)
+    before = envs.unwrapped.state_dict()
+    agent = torch_agent.load_agent(path)
+    for policy in (load_policy(str(path)), load_policy(str(path)).sampled(0), agent.greedy,
+                   torch_agent.SampledPolicy(agent)):
+        with pytest.raises(gridsim.InvalidArgumentError, match=re.escape(match)) as exc:
+            gridsim.evaluate(policy, envs, range(4))
+        assert len(str(exc.value).splitlines()) == 1
+    after = envs.unwrapped.state_dict()
+    assert all(np.array_equal(before[k], after[k]) for k in before)  # never reset nor stepped
+    envs.close()
+    for extra in ([], ["--sample"]):
+        out = path.with_suffix(".csv")
+        assert main(["eval", env_id, "--policy", str(path), "--seeds", "0:4", "--out", str(out), *extra]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith("gridsim eval: error: ") and match in err, err
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("n", [2, 7])
+def test_a_checkpoint_of_other_actions_is_refused(tmp_path, capsys, n):
+    path = saved_agent(tmp_path, SMALL, gym.spaces.Discrete(n))
+    assert_refused_before_any_episode(path, SMALL, f"trained on actions Discrete({n}); this env's are Discrete(4)",
+                                      capsys)
+
+
+def test_a_checkpoint_whose_observations_the_env_leaves_is_refused(tmp_path, capsys):
+    small = saved_agent(tmp_path, SMALL, name="small.pt")
+    assert_refused_before_any_episode(small, LARGE, "trained on observations with values in [0, 5]; this env's "
+                                      "are in [0, 12]", capsys)
+    # The other way round every observation is one the network encodes: it runs.
+    large = saved_agent(tmp_path, LARGE, name="large.pt")
+    assert len(gridsim.evaluate(load_policy(str(large)), SMALL, range(3))) == 3
+
+
+def test_a_checkpoint_with_non_finite_weights_is_refused(tmp_path, capsys):
+    envs = gym.make_vec(SMALL, num_envs=1, vectorization_mode="vector_entry_point")
+    agent = Agent(ObsEncoder.from_env(envs), envs.single_action_space, 8)
+    envs.close()
+    for value in (float("nan"), float("inf")):
+        with torch.no_grad():
+            agent.actor[0].weight[0, 0] = value
+        path = tmp_path / f"diverged-{value}.pt"
+        torch_agent.save_agent(path, agent)
+        with pytest.raises(gridsim.InvalidStateError, match=r"non-finite weights \(NaN or infinity\) in "
+                                                            r"actor\.0\.weight") as exc:
+            load_policy(str(path))
+        assert len(str(exc.value).splitlines()) == 1 and exc.value.field == "state_dict"
+        with pytest.raises(gridsim.InvalidStateError, match="non-finite"):
+            torch_agent.load_agent(path)
+        for extra in ([], ["--sample"]):
+            assert main(["eval", SMALL, "--policy", str(path), "--seeds", "0:2", *extra]) == 2
+            err = capsys.readouterr().err
+            assert len(err.splitlines()) == 1 and "non-finite weights" in err, err
