@@ -166,7 +166,7 @@ def test_torch_module_and_checkpoint_path(ray_cluster, tmp_path):
     env_id = FAMILY_IDS["roboman"][0]
     torch.manual_seed(0)
     space = gym.make(env_id)
-    module = torch.nn.Sequential(torch.nn.Linear(space.observation_space.shape[0], space.action_space.n))
+    module = torch.nn.Sequential(torch.nn.Linear(space.observation_space.shape[0], int(space.action_space.n)))
     local = gridsim.evaluate(module, env_id, range(200))
     assert_same(distributed.evaluate(module, env_id, range(200), num_workers=2), local)
     path = tmp_path / "policy.pt"
