@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gridsim.errors import first_line
+from gridsim.tools.policies import TRUST_PICKLE_ENV
 
 if TYPE_CHECKING:
     from gridsim.levels.lookup import LevelSource
@@ -188,6 +189,22 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def _trust_pickle(args) -> bool:
+    """Whether policy files may be unpickled: ``--trust-pickle`` given and ``GRIDSIM_TRUST_PICKLE=1`` set.
+
+    Raises:
+        InvalidArgumentError: ``--trust-pickle`` without the variable.
+    """
+    from gridsim.errors import InvalidArgumentError
+
+    if not args.trust_pickle:
+        return False
+    if os.environ.get(TRUST_PICKLE_ENV) != "1":
+        raise InvalidArgumentError(f"--trust-pickle also needs {TRUST_PICKLE_ENV}=1 in the environment: unpickling "
+                                   "a policy file can run any code, so both must say that the files are trusted")
+    return True
+
+
 def _eval(args) -> int:
     import time
 
@@ -203,7 +220,8 @@ def _eval(args) -> int:
         if args.ray:
             _positive(args.workers, "--workers")
         # Loaded here to report a bad spec at once; Ray workers get the spec and load it themselves.
-        policies = {spec: load_policy(spec) for spec in args.policy or ["random"]}
+        trust_pickle = _trust_pickle(args)
+        policies = {spec: load_policy(spec, trust_pickle=trust_pickle) for spec in args.policy or ["random"]}
         if args.sample:
             if args.ray:
                 raise InvalidArgumentError("--sample runs on this machine: Ray workers load --policy by name, "
@@ -220,7 +238,7 @@ def _eval(args) -> int:
     if args.ray:
         ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
                       "num_envs_per_worker": args.num_envs, "num_threads_per_worker": args.num_threads,
-                      "progress": args.progress, "env_kwargs": env_kwargs}
+                      "progress": args.progress, "env_kwargs": env_kwargs, "trust_pickle": trust_pickle}
     start = time.perf_counter()
     try:
         run = _eval_run(args, policies, seeds, ray_kwargs, env_kwargs)
@@ -302,7 +320,7 @@ def _render(args) -> int:
     if args.cell_px is not None and not 1 <= args.cell_px <= MAX_CELL_PX:
         return fail(f"--cell-px must be an integer in 1..{MAX_CELL_PX}, got {args.cell_px}")
     try:
-        policy = load_policy(args.policy)
+        policy = load_policy(args.policy, trust_pickle=_trust_pickle(args))
         if args.sample:
             policy = sampled_policy(policy, 0)
     except (ValueError, ImportError, AttributeError) as e:
@@ -397,6 +415,11 @@ def _version() -> str:
     return installed_version()
 
 
+TRUST_PICKLE_HELP = (f"unpickle a --policy file that holds Python objects (a module saved whole with torch.save), "
+                     f"which can run any code the file names; needs {TRUST_PICKLE_ENV}=1 in the environment too. "
+                     "Checkpoints of examples/ppo.py and TorchScript files need neither")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridsim`` console script."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads would share our core
@@ -437,8 +460,9 @@ def main(argv: list[str] | None = None) -> int:
                         "and one table is printed (--out: the table)")
     e.add_argument("--policy", action="append", default=None,
                    help="random (uniform, respects action masks; the default), module:attr (a callable, torch "
-                        "module, class, or module:factory()) or a .pt file (TorchScript, or a module saved whole); "
-                        "repeat it to compare several")
+                        "module, class, or module:factory()) or a .pt file (a checkpoint of examples/ppo.py, "
+                        "TorchScript, or a module saved whole: see --trust-pickle); repeat it to compare several")
+    e.add_argument("--trust-pickle", action="store_true", help=TRUST_PICKLE_HELP)
     e.add_argument("--sample", action="store_true",
                    help="a checkpoint of examples/ppo.py draws its actions from its categoricals, as in training, "
                         "instead of taking the most likely one (each draw a hash of the episode's seed and step: "
@@ -449,8 +473,9 @@ def main(argv: list[str] | None = None) -> int:
                         "OUT.partial, renamed onto OUT when complete; a failed run leaves OUT as it was)")
     e.add_argument("--num-envs", type=int, default=None, help="rows of the batch (default: one per seed, up to 1024)")
     e.add_argument("--max-episode-steps", type=int, default=None, metavar="N",
-                   help="truncate every episode after N steps (default: the env's own limit; needed for levels "
-                        "without one, such as the kitchens by name)")
+                   help="truncate every episode after N steps (default: the env's own limit, or for a built-in "
+                        "level by name without one, its registered id's: 100 for the kitchens; needed for other "
+                        "levels without one)")
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
@@ -466,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
+    r.add_argument("--trust-pickle", action="store_true", help=TRUST_PICKLE_HELP)
     r.add_argument("--sample", action="store_true",
                    help="a checkpoint's actions drawn as in training: the episode gridsim eval --sample plays "
                         "for this seed")

@@ -12,8 +12,8 @@ from gridsim.engine.settings import as_flag
 from gridsim.errors import InvalidArgumentError
 from gridsim.families import FAMILIES
 
-__all__ = ["ALIASES", "entry_point", "has_own_limit", "register_all", "register_family_id", "register_level",
-           "registered_ids"]
+__all__ = ["ALIASES", "entry_point", "has_own_limit", "id_step_limit", "register_all", "register_family_id",
+           "register_level", "registered_ids"]
 
 LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.make:LevelEnv", "gridsim.make:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
@@ -52,6 +52,28 @@ def has_own_limit(vector_env: type) -> bool:
     """Whether an env of this class made without ``max_episode_steps`` truncates by itself."""
     decl = getattr(vector_env, "SETTINGS", {}).get("max_steps")
     return decl is not None and decl.default is not None
+
+
+def id_step_limit(level: str) -> int | None:
+    """The step limit of the ids gridsim registers for the built-in level named ``level``, or None.
+
+    A level by name builds the env of its id (``"kitchen/open-divider_salad"`` and
+    ``gridsim/Kitchen-open-divider_salad-v0``) except, for some, the step limit, which only the id
+    sets (100 steps for the kitchens, gym-cooking's own); the tools give such a level its id's.
+
+    Returns:
+        The limit every id of gridsim's for that level has; None when no id names the level, when
+        its ids have no limit, or when they disagree.
+    """
+    limits = set()
+    for env_id in _builtin_ids:
+        spec = gym.registry.get(env_id)
+        if spec is None or spec.kwargs.get("level") != level:
+            continue
+        # A family that truncates by itself has its id's limit in the arguments (register_family_id).
+        limits.add(spec.max_episode_steps if spec.max_episode_steps is not None
+                   else spec.kwargs.get("max_episode_steps"))
+    return limits.pop() if len(limits) == 1 else None
 
 
 def register_all():

@@ -97,7 +97,7 @@ class KitchenParallelEnv(ParallelEnv):
         if unknown:
             raise InvalidActionError(f"actions for agents that are not live: {sorted(unknown, key=repr)}")
         # Every action is checked before the kitchen steps, by the vector env's rules: an
-        # integer scalar (no float, str, None or bool array) in range.
+        # integer scalar (no float, str, None or bool) in range.
         joint = np.array([self._checked_action(a, actions.get(a, 0)) for a in self.possible_agents], np.int64)
         self._actions[:] = joint
         obs, rewards, term, trunc, _ = self._vec.step(self._actions)
@@ -113,8 +113,11 @@ class KitchenParallelEnv(ParallelEnv):
         return out
 
     def _checked_action(self, agent: str, action: Any) -> int:
-        """``action`` of ``agent`` as an int: an integer scalar in ``0..n - 1`` of its Discrete(n)."""
-        a = np.asarray(int(action) if isinstance(action, bool) else action)  # a Python bool counts as an int
+        """``action`` of ``agent`` as an int: an integer scalar in ``0..n - 1`` of its Discrete(n).
+
+        A bool, Python's or numpy's, is refused, as the vector env refuses an array of bools.
+        """
+        a = np.asarray(action)
         space = self._action_spaces[agent]
         if a.shape != () or a.dtype.kind not in "iu":
             raise InvalidActionError(f"the action of {agent!r} must be an integer scalar for {space}, "

@@ -29,6 +29,7 @@ import ray
 from ray.exceptions import RayActorError, WorkerCrashedError
 
 from gridsim.engine.files import partial_write
+from gridsim.engine.settings import as_flag
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError
 from gridsim.tools.evaluate import DEFAULT_MAX_ENVS, _open_env, _progress_bar, _seed_list, sweep_items
 from gridsim.tools.evaluate import evaluate as local_evaluate
@@ -75,7 +76,7 @@ class _Worker:
         self.envs = None
 
     def run(self, policy_box: list, env: str | os.PathLike, env_kwargs: dict, num_envs: int,
-            seeds: list[int]) -> EvalResult:
+            seeds: list[int], trust_pickle: bool = False) -> EvalResult:
         """``gridsim.evaluate`` on one shard of seeds.
 
         Args:
@@ -85,6 +86,8 @@ class _Worker:
             env_kwargs: the env's keyword arguments.
             num_envs: rows of this actor's env.
             seeds: the shard's seeds.
+            trust_pickle: the caller's opt-in to unpickling a policy file
+                (:func:`gridsim.tools.policies.load_policy`); the worker never assumes it.
 
         Returns:
             The shard's :class:`EvalResult`.
@@ -94,7 +97,7 @@ class _Worker:
         if policy is None:
             policy = ray.get(ref)
             if isinstance(policy, str) and policy != "random":
-                policy = load_policy(policy)
+                policy = load_policy(policy, trust_pickle=trust_pickle)
             self.policies = {key: policy}  # one policy at a time: a sweep sends them in turn
         env_key = (env, repr(sorted(env_kwargs.items())), num_envs)
         if env_key != self.env_key:
@@ -213,7 +216,7 @@ class EvalPool:
     def evaluate(self, policy, env: str | os.PathLike, seeds, *, num_envs_per_worker: int | None = None,
                  shard_size: int | None = None, env_kwargs: Mapping[str, Any] | None = None,
                  progress: bool = False, csv_path: str | os.PathLike | None = None,
-                 on_shard: Callable[[EvalResult], None] | None = None) -> EvalResult:
+                 on_shard: Callable[[EvalResult], None] | None = None, trust_pickle: bool = False) -> EvalResult:
         """What :func:`gridsim.distributed.evaluate` computes, on this pool's actors.
 
         The arguments are :func:`gridsim.distributed.evaluate`'s (without those of the pool).
@@ -232,6 +235,7 @@ class EvalPool:
             num_envs_per_worker = min(shard_size, n, DEFAULT_MAX_ENVS)
         num_envs = _positive_int("num_envs_per_worker", num_envs_per_worker)
         kwargs = dict(env_kwargs or {})
+        trust_pickle = as_flag(trust_pickle, "trust_pickle")
         # Fail here, not on every worker, for what the caller can check: the env's arguments and
         # a policy that cannot be named or called.
         local_envs = _open_env(env, 1, 1, 1, kwargs)[0]
@@ -254,7 +258,7 @@ class EvalPool:
             bar = _progress_bar(progress, n, os.fspath(env))
             if bar is not None:
                 stack.callback(bar.close)
-            for k, part in self._run_shards(shards, policy_box, env, kwargs, num_envs):
+            for k, part in self._run_shards(shards, policy_box, env, kwargs, num_envs, trust_pickle):
                 parts[k] = part
                 if stream is not None:
                     stream.add(k, part)
@@ -268,7 +272,7 @@ class EvalPool:
         return _concatenate(done, seed_list, env=os.fspath(env), policy=policy_name(policy),
                             num_envs=num_envs * self.num_workers, seconds=seconds)
 
-    def _run_shards(self, shards: list[list[int]], policy_box, env, env_kwargs, num_envs):
+    def _run_shards(self, shards: list[list[int]], policy_box, env, env_kwargs, num_envs, trust_pickle: bool):
         """Yield ``(k, result)`` for every shard once, as they finish; rerun those of lost actors."""
         queue = collections.deque(range(len(shards)))
         retries = [0] * len(shards)
@@ -279,7 +283,7 @@ class EvalPool:
                 for actor in self.actors:
                     while queue and load[actor] < IN_FLIGHT_PER_WORKER:
                         k = queue.popleft()
-                        future = actor.run.remote(policy_box, env, env_kwargs, num_envs, shards[k])
+                        future = actor.run.remote(policy_box, env, env_kwargs, num_envs, shards[k], trust_pickle)
                         pending[future] = (k, actor)
                         load[actor] += 1
                 ready, _ = ray.wait(list(pending), num_returns=1)
@@ -324,7 +328,7 @@ def evaluate(policy, env: str | os.PathLike, seeds, *, num_workers: int, num_env
              num_threads_per_worker: int = 1, address: str | None = None, progress: bool = False,
              shard_size: int | None = None, env_kwargs: Mapping[str, Any] | None = None,
              csv_path: str | os.PathLike | None = None, on_shard: Callable[[EvalResult], None] | None = None,
-             max_retries: int = 3) -> EvalResult:
+             max_retries: int = 3, trust_pickle: bool = False) -> EvalResult:
     """:func:`gridsim.evaluate` on Ray actors: the same rows, in the same order, bit for bit.
 
     The seeds are cut into shards of ``shard_size`` consecutive seeds; ``num_workers`` actors,
@@ -360,6 +364,10 @@ def evaluate(policy, env: str | os.PathLike, seeds, *, num_workers: int, num_env
         on_shard: called in this process with each shard's :class:`EvalResult` as it arrives
             (in the order they finish, not the order of the seeds).
         max_retries: how many times one shard may be run again after its actor died.
+        trust_pickle: let the workers unpickle a ``.pt`` policy path that
+            ``torch.load(weights_only=True)`` refuses (a module saved whole), which runs any code
+            the file names: as :func:`gridsim.tools.policies.load_policy` takes it. Without it
+            such a file is refused on the workers (``gridsim.InvalidArgumentError``).
 
     Returns:
         An :class:`EvalResult` with one entry per seed, in the order of ``seeds``; ``num_envs``
@@ -375,7 +383,8 @@ def evaluate(policy, env: str | os.PathLike, seeds, *, num_workers: int, num_env
     with EvalPool(num_workers, num_threads_per_worker=num_threads_per_worker, address=address,
                   max_retries=max_retries) as pool:
         return pool.evaluate(policy, env, seeds, num_envs_per_worker=num_envs_per_worker, shard_size=shard_size,
-                             env_kwargs=env_kwargs, progress=progress, csv_path=csv_path, on_shard=on_shard)
+                             env_kwargs=env_kwargs, progress=progress, csv_path=csv_path, on_shard=on_shard,
+                             trust_pickle=trust_pickle)
 
 
 # --------------------------------------------------------------------------- sweep
@@ -383,7 +392,7 @@ def evaluate(policy, env: str | os.PathLike, seeds, *, num_workers: int, num_env
 def sweep(policies, envs, seeds, *, num_workers: int, csv_path: str | os.PathLike | None = None,
           num_envs_per_worker: int | None = None, num_threads_per_worker: int = 1, address: str | None = None,
           progress: bool = False, shard_size: int | None = None, env_kwargs: Mapping[str, Any] | None = None,
-          max_retries: int = 3) -> SweepResult:
+          max_retries: int = 3, trust_pickle: bool = False) -> SweepResult:
     """Every policy on every env over the same seeds, on one pool of Ray actors: one table.
 
     Args:
@@ -402,6 +411,7 @@ def sweep(policies, envs, seeds, *, num_workers: int, csv_path: str | os.PathLik
         shard_size: as :func:`evaluate` takes it.
         env_kwargs: as :func:`evaluate` takes it, for every env.
         max_retries: as :func:`evaluate` takes it.
+        trust_pickle: as :func:`evaluate` takes it, for every policy path.
 
     Returns:
         A :class:`gridsim.SweepResult`: one row per (policy, env), policies in the outer order,
@@ -417,7 +427,8 @@ def sweep(policies, envs, seeds, *, num_workers: int, csv_path: str | os.PathLik
         for name, policy in named:
             for env in env_list:
                 result = pool.evaluate(policy, env, seeds, num_envs_per_worker=num_envs_per_worker,
-                                       shard_size=shard_size, env_kwargs=env_kwargs, progress=progress)
+                                       shard_size=shard_size, env_kwargs=env_kwargs, progress=progress,
+                                       trust_pickle=trust_pickle)
                 table.add(name, env, result)
     return table
 

@@ -22,11 +22,12 @@ from gymnasium.vector import AutoresetMode
 
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
-from gridsim.tools.env_names import env_entry
+from gridsim.registry import id_step_limit
+from gridsim.tools.env_names import LEVEL_ID, env_entry
 from gridsim.tools.policies import _PolicyCaller, policy_name
 from gridsim.tools.results import EvalResult
 
-__all__ = ["evaluate", "sweep_items"]
+__all__ = ["evaluate", "has_step_limit", "sweep_items"]
 
 # The default batch: enough rows for every seed, up to this many.
 DEFAULT_MAX_ENVS = 1024
@@ -100,6 +101,16 @@ def _open_env(env, n_seeds: int, num_envs, num_threads, env_kwargs):
                   "num_threads": num_threads}
         env_id, extra = env_entry(env)
         envs = gym.make_vec(env_id, num_envs=int(num_envs), vectorization_mode="vector_entry_point", **extra, **kwargs)
+        # A built-in level by name without a step limit of its own plays its id's episodes (a level
+        # directory may hold another level of that name, which the id says nothing of).
+        limit = None
+        if isinstance(env, str) and env_id == LEVEL_ID and not has_step_limit(envs) \
+                and not {"max_episode_steps", "level_directory"} & kwargs.keys():
+            limit = id_step_limit(env)
+        if limit is not None:
+            envs.close()
+            envs = gym.make_vec(env_id, num_envs=int(num_envs), vectorization_mode="vector_entry_point", **extra,
+                                **kwargs, max_episode_steps=limit)
         return envs, True, os.fspath(env)
     if num_envs is not None or num_threads != 1 or env_kwargs:
         raise InvalidArgumentError("evaluate runs an env passed in as it is: num_envs, num_threads and env_kwargs "
@@ -110,6 +121,11 @@ def _open_env(env, n_seeds: int, num_envs, num_threads, env_kwargs):
                                 "(for one env, pass its id: evaluate makes the batch)")
     spec = getattr(unwrapped, "spec", None)
     return env, False, getattr(spec, "id", None) or type(unwrapped).__name__
+
+
+def has_step_limit(envs) -> bool:
+    """Whether the episodes of a gridsim vector env (or a wrapper of one) end at a step limit."""
+    return int(getattr(envs.unwrapped.kernel, "max_steps", 1)) != 0
 
 
 def _progress_bar(enabled: bool, total: int, desc: str):
@@ -191,7 +207,10 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
             :class:`RandomPolicy`.
         env: a registered id (``"gridsim/PixelWorld-room1_small-v0"``), a level name as :func:`gridsim.make`
             takes it (``"nav/four_rooms"``, ``"roboman:LiftRed"``, a level file as a ``pathlib.Path``),
-            or a gridsim vector env, which is reset with the seeds and left open.
+            or a gridsim vector env, which is reset with the seeds and left open. A built-in level by
+            name without a step limit of its own (and without ``level_directory`` in ``env_kwargs``)
+            gets its registered id's: ``"kitchen/open-divider_salad"`` plays the episodes of
+            ``gridsim/Kitchen-open-divider_salad-v0``, 100 steps at most.
         seeds: the episodes' seeds, non-negative ints (a range, a list, a numpy array).
         num_envs: rows of the batch (the env's ``num_envs``: with a kitchen's
             ``agent_rows=True``, kitchens times agents). Default: one per seed, at most 1024.
@@ -207,7 +226,7 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
         gridsim.InvalidArgumentError: ``seeds`` is empty or holds a negative seed; ``num_envs`` is not
             a positive integer; ``num_envs``, ``num_threads`` or ``env_kwargs`` given with an env
             passed in; ``env_kwargs`` sets what evaluate sets; the env's episodes have no step
-            limit. It is a ``ValueError``.
+            limit (and no id gives the level one). It is a ``ValueError``.
         gridsim.ArgumentTypeError: ``seeds`` is not a sequence of ints; ``env`` or ``policy`` is
             not something evaluate can run (an id of another library, say). It is a ``TypeError``.
         gridsim.LevelNotFoundError: ``env`` is neither a registered id nor a level name (the
@@ -235,8 +254,8 @@ def evaluate(policy, env, seeds, *, num_envs: int | None = None, num_threads: in
 
 def _run(caller: _PolicyCaller, envs, env_name: str, seed_list: list[int], progress: bool) -> EvalResult:
     base = envs.unwrapped
-    caller.bind(base.single_action_space)
-    if int(getattr(base.kernel, "max_steps", 1)) == 0:
+    caller.bind(base)
+    if not has_step_limit(base):
         raise InvalidArgumentError(f"{env_name}: its episodes have no step limit, so an evaluation could run "
                                    "forever; give one: env_kwargs={'max_episode_steps': 100} "
                                    "(gridsim eval: --max-episode-steps 100)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import os
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any, cast
@@ -12,10 +13,15 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
+from gridsim.engine.settings import as_flag
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError
 from gridsim.tools.draws import episode_uniform
 
-__all__ = ["RandomPolicy", "load_policy", "policy_name", "sampled_policy"]
+__all__ = ["TRUST_PICKLE_ENV", "RandomPolicy", "load_policy", "policy_name", "sampled_policy"]
+
+# The environment variable that, set to 1 beside --trust-pickle, lets gridsim eval and render
+# unpickle a policy file: both are needed, as unpickling a file can run any code it names.
+TRUST_PICKLE_ENV = "GRIDSIM_TRUST_PICKLE"
 
 
 class RandomPolicy:
@@ -183,9 +189,18 @@ class _PolicyCaller:
         self.policy = policy
         self.style: str | None = None
 
-    def bind(self, action_space: gym.Space):
-        """Finish the set-up once the env's single action space is known."""
+    def bind(self, envs) -> None:
+        """Finish the set-up once the env is known; refuse an env the policy's network was not trained on.
+
+        Raises:
+            gridsim.InvalidArgumentError: a network of known spaces (a checkpoint's) and an env
+                of others (:func:`gridsim.tools.torch_agent.check_policy_env`).
+        """
         policy = self.policy
+        action_space = envs.single_action_space
+        torch_agent = sys.modules.get("gridsim.tools.torch_agent")  # loaded whenever such a network is
+        if torch_agent is not None:
+            torch_agent.check_policy_env(policy, envs, self.name)
         if isinstance(policy, str):  # "random"
             self.policy = RandomPolicy(action_space)
             self.style = "positional"
@@ -210,7 +225,23 @@ class _PolicyCaller:
         return self.policy(obs)
 
 
-def _load_torch_file(spec: str):
+def _pickle_refusal(spec: str, error: Exception) -> InvalidArgumentError:
+    """The one-line refusal of a file ``torch.load(weights_only=True)`` does not read, and how to opt in."""
+    text = str(error)
+    found = re.search(r"GLOBAL ([\w.]+)", text)  # torch names the first object the file would have built
+    if found:
+        what = f"holds pickled Python objects ({found.group(1)}), and unpickling can run any code"
+    else:
+        lines = [line.strip() for line in text.splitlines() if line.strip()
+                 and not line.startswith("Check the documentation")]  # torch's last line: a link
+        reason = lines[-1] if lines else type(error).__name__
+        what = f"is not read by torch.load(weights_only=True) ({reason}), and unpickling it can run any code"
+    return InvalidArgumentError(f"--policy {spec} {what}: it was not loaded. If you trust the file, pass "
+                                f"--trust-pickle and set {TRUST_PICKLE_ENV}=1 (in Python: load_policy(..., "
+                                "trust_pickle=True))")
+
+
+def _load_torch_file(spec: str, trust_pickle: bool):
     """The policy in a ``.pt`` file (see :func:`load_policy`)."""
     import pickle
 
@@ -223,13 +254,16 @@ def _load_torch_file(spec: str):
     if not os.path.isfile(spec):
         raise InvalidArgumentError(f"--policy {spec}: no such file")
     try:
+        # TorchScript's own reader builds TorchScript modules only: no Python object is unpickled.
         return torch.jit.load(spec, map_location="cpu").eval()
     except (RuntimeError, ValueError):  # not TorchScript
         pass
     try:
         # Tensors, numbers, strings and containers only: nothing in the file can run code.
         obj = torch.load(spec, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError):  # a pickled module (or another pickled object)
+    except (pickle.UnpicklingError, RuntimeError) as refusal:  # a pickled module (or another pickled object)
+        if not trust_pickle:
+            raise _pickle_refusal(spec, refusal) from refusal
         try:
             obj = torch.load(spec, map_location="cpu", weights_only=False)
         except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as e:
@@ -244,7 +278,7 @@ def _load_torch_file(spec: str):
     return obj.eval()
 
 
-def load_policy(spec: str):
+def load_policy(spec: str, *, trust_pickle: bool = False):
     """The policy named on the command line: ``random``, ``module:attr`` or a ``.pt`` / ``.pth`` file.
 
     ``module:attr`` imports ``module`` (the working directory is on the path) and takes
@@ -255,23 +289,33 @@ def load_policy(spec: str):
     * a checkpoint of ``examples/ppo.py`` (:func:`gridsim.tools.torch_agent.save_agent`: the
       network's spaces, width and weights), read with ``torch.load(weights_only=True)``, which
       unpickles no Python objects; the policy is the network's greedy one;
-    * a TorchScript file (``torch.jit.save``);
+    * a TorchScript file (``torch.jit.save``), read by TorchScript's own loader;
     * a whole module saved with ``torch.save(module, path)``, which only a full unpickling
-      (``weights_only=False``) reads: load such files only if you trust them.
+      (``weights_only=False``) reads. Unpickling runs whatever code the file names, so such a
+      file is refused unless ``trust_pickle`` is True (on the command line, ``--trust-pickle``
+      together with the environment variable ``GRIDSIM_TRUST_PICKLE=1``).
 
     A bare state dict needs its module class, so give ``module:attr`` instead.
 
+    Args:
+        spec: ``"random"``, ``"module:attr"`` or the path of a ``.pt`` / ``.pth`` file.
+        trust_pickle: unpickle a file that ``torch.load(weights_only=True)`` refuses (it runs
+            any code the file names: only for files you trust).
+
     Raises:
-        ValueError: a spec in none of these forms, no such file, or a checkpoint that holds no
-            module (:class:`gridsim.InvalidStateError` for a damaged ppo.py checkpoint).
+        ValueError: a spec in none of these forms, no such file, a file of pickled objects
+            without ``trust_pickle`` (:class:`gridsim.InvalidArgumentError`, its message naming
+            the opt-in), or a checkpoint that holds no module (:class:`gridsim.InvalidStateError`
+            for a damaged ppo.py checkpoint).
         ImportError: the module, or torch for a checkpoint, cannot be imported.
     """
     import importlib
 
+    trust_pickle = as_flag(trust_pickle, "trust_pickle")
     if spec == "random":
         return "random"
     if spec.endswith((".pt", ".pth")):
-        return _load_torch_file(spec)
+        return _load_torch_file(spec, trust_pickle)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise InvalidArgumentError(f"--policy must be 'random', module:attr or a .pt file, got {spec!r}")

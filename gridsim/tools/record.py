@@ -19,7 +19,7 @@ import numpy as np
 from gridsim.engine.draw import step_text, with_overlay
 from gridsim.engine.files import atomic_path
 from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
-from gridsim.tools.evaluate import _open_env, _read_only
+from gridsim.tools.evaluate import _open_env, _read_only, has_step_limit
 from gridsim.tools.policies import _PolicyCaller
 
 __all__ = ["Episode", "MEDIA_SUFFIXES", "record_episode", "write_frames"]
@@ -89,9 +89,9 @@ def record_episode(policy, env, seed: int, *, max_steps: int | None = None, cell
     envs, _, env_name = _open_env(env, 1, None, 1, {**(env_kwargs or {}), "render_mode": "rgb_array"})
     try:
         base = envs.unwrapped
-        if max_steps is None and int(getattr(base.kernel, "max_steps", 1)) == 0:
+        if max_steps is None and not has_step_limit(base):
             raise InvalidArgumentError(f"{env_name}: its episodes have no step limit; give max_steps (--max-steps)")
-        caller.bind(base.single_action_space)
+        caller.bind(base)
         rows = base.num_envs  # 1, or a kitchen's agents in the agent-rows view
         obs, infos = envs.reset(seed=[seed] * rows)
 

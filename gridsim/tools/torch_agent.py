@@ -29,7 +29,8 @@ from gridsim.tools.draws import episode_uniform
 from gridsim.tools.env_names import env_entry
 
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "Agent", "CheckpointPolicy", "ObsEncoder", "SampledPolicy",
-           "agent_from_checkpoint", "is_agent_checkpoint", "load_agent", "save_agent", "valid_mask"]
+           "agent_from_checkpoint", "check_policy_env", "env_mismatch", "is_agent_checkpoint", "load_agent",
+           "save_agent", "valid_mask"]
 
 # The "format" entry of a checkpoint of save_agent, and its layout's version.
 CHECKPOINT_FORMAT = "gridsim.torch_agent"
@@ -50,6 +51,23 @@ def _counts_of(value: Any, where: str) -> tuple[int, ...]:
     return counts
 
 
+def _value_bounds(space: gym.Space) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest value of each entry of a ``Box``, ``Discrete`` or ``MultiDiscrete`` space.
+
+    Returns:
+        float64 arrays of the space's shape (a ``Discrete`` is the integer box of its values).
+    """
+    shape = tuple(space.shape or ())
+    if isinstance(space, gym.spaces.Discrete):
+        low, high = np.int64(space.start), np.int64(space.start + space.n - 1)
+    elif isinstance(space, gym.spaces.MultiDiscrete):
+        low, high = space.start, space.start + space.nvec - 1
+    else:
+        box = cast(gym.spaces.Box, space)
+        low, high = box.low, box.high
+    return (np.broadcast_to(low, shape).astype(np.float64), np.broadcast_to(high, shape).astype(np.float64))
+
+
 class _ArrayEncoder:
     """One array observation (a ``Box``, ``Discrete`` or ``MultiDiscrete`` space) as a float vector."""
 
@@ -58,6 +76,7 @@ class _ArrayEncoder:
         self.shape = tuple(space.shape or ())
         self.id_counts = id_counts
         self.mode = "scaled"
+        self.bounds = _value_bounds(space)
         if id_counts is not None:  # declared categories: one one-hot per cell and channel
             if not isinstance(space, gym.spaces.Box) or not self.shape or self.shape[-1] != len(id_counts):
                 raise InvalidArgumentError(f"id counts {list(id_counts)} need a Box whose last axis has "
@@ -72,17 +91,11 @@ class _ArrayEncoder:
                                            dtype=torch.long).reshape(-1)
             self.size = cells * width
             return
-        box: gym.spaces.Box
-        if isinstance(space, gym.spaces.Discrete):  # as the integer box of its values
-            box = gym.spaces.Box(int(space.start), int(space.start + space.n - 1), (), np.int64)
-        elif isinstance(space, gym.spaces.MultiDiscrete):
-            box = gym.spaces.Box(space.start, space.start + space.nvec - 1, space.shape, np.int64)
-        else:
-            box = cast(gym.spaces.Box, space)
-        low = np.broadcast_to(box.low, self.shape).astype(np.float64).ravel()
-        high = np.broadcast_to(box.high, self.shape).astype(np.float64).ravel()
+        # Discrete and MultiDiscrete values as the integer box of their values.
+        integer = not isinstance(space, gym.spaces.Box) or np.issubdtype(space.dtype, np.integer)
+        low, high = (bound.ravel() for bound in self.bounds)
         counts = high - low + 1
-        one_hot = bool(np.issubdtype(box.dtype, np.integer) and np.isfinite(counts).all()
+        one_hot = bool(integer and np.isfinite(counts).all()
                        and counts.sum() <= ONE_HOT_MAX and (high > 1).any())
         # Few enough joint values (a navigation map's cells): one one-hot over them, so any
         # function of the position is one weight per cell. Otherwise one one-hot per axis.
@@ -116,6 +129,27 @@ class _ArrayEncoder:
             index = (x.long() - self.low).clamp_min(0) + self.offsets
             return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
         return (x.float() - self.low) * self.scale
+
+    def space_mismatch(self, space: gym.Space, id_counts: Any) -> str | None:
+        """How the values of ``space`` (of this encoder's shape) leave those it encodes, or None.
+
+        A value outside the bounds the encoder was built with would be clamped (one-hot) or
+        scaled past [0, 1]: it would not mean what it meant in training.
+        """
+        if not isinstance(space, _ARRAY_SPACES):
+            return f"of a {type(self.space).__name__} space; this env's are {space}"
+        if self.id_counts is not None and id_counts is not None and tuple(id_counts) != self.id_counts:
+            return f"ids {list(self.id_counts)} of each entry; this env's are {list(id_counts)}"
+        (low, high), (env_low, env_high) = self.bounds, _value_bounds(space)
+        outside = (env_low < low) | (env_high > high)
+        if not outside.any():
+            return None
+        if all(np.ptp(bound) == 0 for bound in (low, high, env_low, env_high)):  # one range for every entry
+            return f"with values in [{low.flat[0]:g}, {high.flat[0]:g}]; this env's are in " \
+                   f"[{env_low.flat[0]:g}, {env_high.flat[0]:g}]"
+        i = np.unravel_index(int(np.argmax(outside)), outside.shape)
+        return (f"with values at {tuple(int(n) for n in i)} in [{low[i]:g}, {high[i]:g}]; this env's are in "
+                f"[{env_low[i]:g}, {env_high[i]:g}]")
 
 
 class ObsEncoder:
@@ -204,17 +238,51 @@ class ObsEncoder:
 
     def mismatch(self, obs: Any) -> str | None:
         """How a batch differs from the observations the encoder was built for, or None when it fits."""
+        if isinstance(obs, Mapping):  # the shapes of the encoded entries only: a mission is N strings
+            return self._shape_mismatch({k: tuple(np.shape(v)[1:]) if k in (self.keys or ()) else ()
+                                         for k, v in obs.items()})
+        return self._shape_mismatch(tuple(np.shape(obs)[1:]))
+
+    def _shape_mismatch(self, got: tuple[int, ...] | dict[str, tuple[int, ...]]) -> str | None:
+        """How observations of shape ``got`` (a dict's: ``{key: shape}``) differ from the encoder's, or None."""
         if self.keys is None:
-            if isinstance(obs, Mapping) or tuple(np.shape(obs)[1:]) != self.shape:
-                got = f"a dict of {sorted(obs)}" if isinstance(obs, Mapping) else f"{tuple(np.shape(obs)[1:])}"
-                return f"observations of shape {self.shape}; this env's are {got}"
+            if isinstance(got, dict) or got != self.shape:
+                text = f"a dict of {sorted(got)}" if isinstance(got, dict) else f"{got}"
+                return f"observations of shape {self.shape}; this env's are {text}"
             return None
         want = {k: p.shape for k, p in zip(self.keys, self._parts, strict=True)}
-        if not isinstance(obs, Mapping):
-            return f"observations {want}; this env's are arrays of shape {tuple(np.shape(obs)[1:])}"
-        shapes = {k: tuple(np.shape(obs[k])[1:]) for k in self.keys if k in obs}
+        if not isinstance(got, dict):
+            return f"observations {want}; this env's are arrays of shape {got}"
+        shapes = {k: got[k] for k in self.keys if k in got}
         if shapes != want:
             return f"observations {want}; this env's are {shapes}"
+        return None
+
+    def space_mismatch(self, space: gym.Space, id_counts: IdCounts = None) -> str | None:
+        """How an env's single observation space differs from the one the encoder was built for, or None.
+
+        The shapes must be those :meth:`mismatch` checks on a batch, and every encoded entry's
+        values must lie within the bounds the encoder encodes (its categories' ids, where both
+        declare them): an env whose observations reach further is not the one it was built for.
+
+        Args:
+            space: the env's single observation space.
+            id_counts: the env's ``obs_id_counts``.
+        """
+        if isinstance(space, gym.spaces.Dict):
+            mismatch = self._shape_mismatch({str(k): tuple(sub.shape or ()) for k, sub in space.spaces.items()})
+        else:
+            mismatch = self._shape_mismatch(tuple(space.shape or ()))
+        if mismatch is not None:
+            return mismatch
+        if self.keys is None:
+            out = self._parts[0].space_mismatch(space, None if isinstance(id_counts, Mapping) else id_counts)
+            return None if out is None else f"observations {out}"
+        counts = id_counts if isinstance(id_counts, Mapping) else {}
+        for key, part in zip(self.keys, self._parts, strict=True):
+            out = part.space_mismatch(cast(gym.spaces.Dict, space).spaces[key], counts.get(key))
+            if out is not None:
+                return f"observations[{key!r}] {out}"
         return None
 
     def __call__(self, obs: Any) -> torch.Tensor:
@@ -467,18 +535,26 @@ def agent_from_checkpoint(checkpoint: Mapping[str, Any], where: str = "<checkpoi
 
     Raises:
         gridsim.InvalidStateError: not a checkpoint of :func:`save_agent`, another format
-            version, or entries that do not fit the network.
+            version, entries that do not fit the network, or weights that hold NaN or infinity.
     """
     if not is_agent_checkpoint(checkpoint):
         raise InvalidStateError(f"{where} is not a {CHECKPOINT_FORMAT} checkpoint", field="format")
     if checkpoint.get("format") != CHECKPOINT_FORMAT:
         try:
-            return _ppo_args_agent(checkpoint).eval()
+            agent = _ppo_args_agent(checkpoint)
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as e:
             if isinstance(e, GridSimError):  # the env its arguments name does not load here
                 raise
             raise InvalidStateError(f"{where}: a damaged checkpoint of examples/ppo.py ({type(e).__name__}: "
                                     f"{str(e).splitlines()[0] if str(e) else ''})", field="model") from e
+    else:
+        agent = _format_agent(checkpoint, where)
+    _check_finite(agent, where)
+    return agent.eval()
+
+
+def _format_agent(checkpoint: Mapping[str, Any], where: str) -> Agent:
+    """The :class:`Agent` of a checkpoint of :func:`save_agent` (see :func:`agent_from_checkpoint`)."""
     version = checkpoint.get("format_version")
     if version != CHECKPOINT_VERSION:
         raise InvalidStateError(f"{where}: checkpoint format version {version!r}; this gridsim reads version "
@@ -494,7 +570,16 @@ def agent_from_checkpoint(checkpoint: Mapping[str, Any], where: str = "<checkpoi
             raise
         raise InvalidStateError(f"{where}: a damaged {CHECKPOINT_FORMAT} checkpoint ({type(e).__name__}: "
                                 f"{str(e).splitlines()[0] if str(e) else ''})", field="state_dict") from e
-    return agent.eval()
+    return agent
+
+
+def _check_finite(agent: Agent, where: str) -> None:
+    """Refuse weights that hold NaN or infinity: the network of a run that diverged plays action 0 whatever it sees."""
+    for name, weights in agent.state_dict().items():
+        if weights.is_floating_point() and not bool(torch.isfinite(weights).all()):
+            raise InvalidStateError(f"{where}: non-finite weights (NaN or infinity) in {name}: the training run "
+                                    "diverged, and its network would play action 0 whatever it sees",
+                                    field="state_dict")
 
 
 def load_agent(path: str | os.PathLike) -> Agent:
@@ -545,5 +630,54 @@ class CheckpointPolicy:
         """
         mismatch = self.agent.encoder.mismatch(obs)
         if mismatch is not None:
-            raise InvalidArgumentError(f"{self.path} was trained on {mismatch} (another env, or other env arguments)")
+            raise _trained_elsewhere(self.path, mismatch)
         return self._act(obs, infos)
+
+
+def _trained_elsewhere(name: str, mismatch: str) -> InvalidArgumentError:
+    """The refusal of an env whose spaces are not those the network ``name`` was trained on."""
+    return InvalidArgumentError(f"{name} was trained on {mismatch} (another env, or other env arguments)")
+
+
+def env_mismatch(agent: Agent, env: Any) -> str | None:
+    """How a vector env's spaces differ from those ``agent`` was trained on, or None when they fit.
+
+    The observations must be of the shapes the encoder takes, with values within the bounds it
+    encodes (:meth:`ObsEncoder.space_mismatch`), and the action spaces must be equal.
+    """
+    base = getattr(env, "unwrapped", env)
+    mismatch = agent.encoder.space_mismatch(base.single_observation_space, getattr(base, "obs_id_counts", None))
+    space = base.single_action_space
+    if mismatch is None and (not isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete))
+                             or _space_entry(space) != _space_entry(agent.action_space)):
+        mismatch = f"actions {agent.action_space}; this env's are {space}"
+    return mismatch
+
+
+def check_policy_env(policy: Any, env: Any, name: str) -> None:
+    """Refuse ``env`` before any episode when the network behind ``policy`` was trained on other spaces.
+
+    A checkpoint's policy (:class:`CheckpointPolicy`, greedy or sampled), a :class:`SampledPolicy`
+    and an :class:`Agent`'s ``greedy`` have a network whose spaces are known; other policies
+    are left alone. :func:`gridsim.evaluate` and ``gridsim render`` call it before the env is reset.
+
+    Args:
+        policy: the policy as given.
+        env: the vector env it is to play.
+        name: the policy's name in the message (a checkpoint's is its file).
+
+    Raises:
+        gridsim.InvalidArgumentError: another action space; observations of other shapes, or
+            whose values reach beyond those the network encodes.
+    """
+    if isinstance(policy, CheckpointPolicy):
+        agent, name = policy.agent, policy.path
+    elif isinstance(policy, SampledPolicy):
+        agent = policy.agent
+    elif isinstance(getattr(policy, "__self__", None), Agent):  # agent.greedy
+        agent = policy.__self__
+    else:
+        return
+    mismatch = env_mismatch(agent, env)
+    if mismatch is not None:
+        raise _trained_elsewhere(name, mismatch)

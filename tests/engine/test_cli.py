@@ -14,6 +14,7 @@ from engine.family_cases import FAMILY_IDS, merged
 import gridsim
 from gridsim.cli import main
 from gridsim.families import FAMILIES
+from gridsim.levels.lookup import builtin_root
 
 GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
 
@@ -152,8 +153,6 @@ def test_bench_help_describes_every_option(capsys, monkeypatch):
 
 
 def test_bench_level_directory(tmp_path, capsys):
-    from gridsim.levels.lookup import builtin_root
-
     (tmp_path / "nav").mkdir()
     (tmp_path / "nav" / "mine.txt").write_text((builtin_root() / "nav" / "room1_small.txt").read_text())
     tiny = ["--steps", "2", "--repeats", "1", "--num-envs", "4", "--obs", "coords"]
@@ -179,7 +178,6 @@ def test_bench_a_family_without_an_obs_type_setting(monkeypatch, capsys):
 
 
 def test_level_files_named_on_the_command_line_load_from_where_they_are(tmp_path, capsys, monkeypatch):
-    from gridsim.levels.lookup import builtin_root
 
     (tmp_path / "mine.txt").write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())
     monkeypatch.chdir(tmp_path)
@@ -293,7 +291,6 @@ TINY_BENCH = ["--steps", "2", "--repeats", "1", "--num-envs", "4"]
     (["eval", "gridsim/Nav-four_rooms-v0", "--seeds", "0:2", "--num-envs", "0"], "--num-envs must be a positive"),
     (["eval", "gridsim/Nav-four_rooms-v0", "--seeds", "0:2", "--max-episode-steps", "0"], "--max-episode-steps"),
     (["eval", "CartPole-v1", "--seeds", "0:2"], "not a gridsim id"),
-    (["eval", "kitchen/open-divider_salad", "--seeds", "0:2"], "--max-episode-steps 100"),
     (["check", "gridsim/Nav-four_romos-v0"], "did you mean 'gridsim/Nav-four_rooms-v0'"),
     (["check", "nav/four_romos"], "did you mean 'nav/four_rooms'"),
     (["play", "gridsim/Nav-four_romos-v0", "--terminal"], "did you mean 'gridsim/Nav-four_rooms-v0'"),
@@ -314,16 +311,32 @@ def test_typos_and_bad_numbers_are_one_line_errors(argv, expected, capsys, tmp_p
     assert not line.endswith("; tried:")
 
 
-def test_eval_max_episode_steps_runs_a_level_without_a_step_limit(capsys):
-    assert main(["eval", "kitchen/open-divider_salad", "--seeds", "0:3", "--max-episode-steps", "7"]) == 0
+def test_eval_max_episode_steps_runs_a_level_without_a_step_limit(capsys, tmp_path, monkeypatch):
+    # A kitchen file: no step limit of its own, and no registered id whose limit it could take.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kitchen").mkdir()
+    (tmp_path / "kitchen" / "mine.txt").write_text((builtin_root() / "kitchen" / "open-divider_salad.txt").read_text())
+    assert main(["eval", "kitchen/mine.txt", "--seeds", "0:2"]) == 2
+    assert "--max-episode-steps 100" in one_line_error(capsys, "eval")
+    assert main(["eval", "kitchen/mine.txt", "--seeds", "0:3", "--max-episode-steps", "7"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("kitchen/open-divider_salad: policy random")
+    assert out.startswith("kitchen/mine.txt: policy random")
     length = next(line for line in out.splitlines() if line.startswith("length"))
     assert float(length.split()[1]) == 7.0  # every random episode truncated at 7 steps
 
 
+def test_eval_gives_a_built_in_level_by_name_the_step_limit_of_its_id(capsys):
+    # The kitchen has no step limit of its own; gridsim/Kitchen-open-divider_salad-v0 has 100 steps.
+    assert main(["eval", "kitchen/open-divider_salad", "--seeds", "0:3", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kitchen/open-divider_salad: policy random")
+    length = next(line for line in out.splitlines() if line.startswith("length"))
+    assert float(length.split()[1]) == 100.0  # random cooks deliver nothing: every episode truncated
+    assert main(["eval", "kitchen/open-divider_salad", "--seeds", "0:3", "--max-episode-steps", "7"]) == 0
+    assert "length                 7.0000" in capsys.readouterr().out  # a limit given wins
+
+
 def test_check_takes_level_names_and_files(capsys, tmp_path, monkeypatch):
-    from gridsim.levels.lookup import builtin_root
 
     (tmp_path / "mine.txt").write_text((builtin_root() / "nav" / "four_rooms.txt").read_text())
     monkeypatch.chdir(tmp_path)

@@ -206,6 +206,7 @@ LOCK_FREE = {
     "discrete_action_spec", "continuous_action_spec", "text_action_spec", "event_spec", "compiled_level",
     "try_read_property", "try_write_property", "try_list_property",  # they call the locked methods
     "observation_space", "action_space",  # the PettingZoo wrapper's cached spaces
+    "single_obs",  # reads its argument alone (an output the caller holds)
 }
 
 

@@ -13,6 +13,7 @@ from engine.family_cases import CASES, FAMILY_IDS, batch_of_one, thread_min_unit
 
 import gridsim
 from gridsim.cli import main, parse_seeds
+from gridsim.levels.lookup import builtin_root
 from gridsim.tools.policies import RandomPolicy
 from gridsim.tools.results import SWEEP_COLUMNS, EvalResult
 
@@ -231,6 +232,22 @@ def test_evaluate_kitchen_success_and_dishes():
 # --------------------------------------------------------------------------- env argument
 
 
+@pytest.mark.parametrize(("name", "env_id"), [("kitchen/open-divider_salad", "gridsim/Kitchen-open-divider_salad-v0"),
+                                              ("nav/room1_small", "gridsim/Nav-room1_small-v0")])
+def test_a_built_in_level_by_name_has_the_step_limit_of_its_id(name, env_id, tmp_path):
+    # Neither level has a step limit of its own; their registered ids have 100 steps.
+    by_name = gridsim.evaluate("random", name, range(6))
+    by_id = gridsim.evaluate("random", env_id, range(6))
+    np.testing.assert_array_equal(by_name.lengths, by_id.lengths)
+    np.testing.assert_array_equal(by_name.returns, by_id.returns)
+    assert by_name.lengths.max() <= 100 and by_name.env == name
+    # A level directory may hold another level of that name, whose limit is its own: none here.
+    (tmp_path / name).parent.mkdir()
+    (tmp_path / f"{name}.txt").write_text((builtin_root() / f"{name}.txt").read_text())
+    with pytest.raises(gridsim.InvalidArgumentError, match="no step limit"):
+        gridsim.evaluate("random", name, range(2), env_kwargs={"level_directory": str(tmp_path)})
+
+
 def test_evaluate_existing_env_is_reset_and_left_open():
     envs = gym.make_vec(NAV_ID, num_envs=4, vectorization_mode="vector_entry_point")
     policy = hash_policy(envs.single_action_space)
@@ -260,7 +277,7 @@ def test_evaluate_env_errors():
     with pytest.raises(TypeError, match="vector env"):
         gridsim.evaluate("random", gym.make(NAV_ID), [0])
     with pytest.raises(ValueError, match="no step limit"):
-        gridsim.evaluate("random", "kitchen/open-divider_salad", [0])
+        gridsim.evaluate("random", gridsim.make("kitchen/open-divider_salad", 1), [0])
     with pytest.raises(ValueError, match="env_kwargs must not set"):
         gridsim.evaluate("random", NAV_ID, [0], env_kwargs={"autoreset_mode": "NextStep"})
 
@@ -482,7 +499,7 @@ def test_parse_seeds():
 # --------------------------------------------------------------------------- torch
 
 
-def test_evaluate_torch_module(tmp_path):
+def test_evaluate_torch_module(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
@@ -518,16 +535,18 @@ def test_evaluate_torch_module(tmp_path):
     alone = gridsim.evaluate(torch.nn.Sequential(torch.nn.Flatten(), image_net), minigrid, [0, 1, 2], num_envs=2,
                              env_kwargs={"obs_type": "image"})
     np.testing.assert_array_equal(result.lengths, alone.lengths)
-    # Checkpoints: a whole module and a TorchScript file.
+    # Checkpoints: a whole module (unpickled, so trusted explicitly) and a TorchScript file.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.save(net, tmp_path / "net.pt")
         torch.jit.save(torch.jit.script(net), tmp_path / "net_ts.pt")
-    for name in ("net.pt", "net_ts.pt"):
+    monkeypatch.setenv("GRIDSIM_TRUST_PICKLE", "1")
+    for name, trust in (("net.pt", ["--trust-pickle"]), ("net_ts.pt", [])):
         out = tmp_path / f"{name}.csv"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            code = main(["eval", NAV_ID, "--policy", str(tmp_path / name), "--seeds", "0:12", "--out", str(out)])
+            code = main(["eval", NAV_ID, "--policy", str(tmp_path / name), "--seeds", "0:12", "--out", str(out),
+                         *trust])
         assert code == 0
         returns = [float(line.split(",")[1]) for line in out.read_text().splitlines()[1:]]
         assert returns == expected.returns.tolist()
@@ -543,7 +562,8 @@ def test_evaluate_torch_module(tmp_path):
     ({"env": 3}, gridsim.ArgumentTypeError, "gridsim id, a level name"),
     ({"env": "CartPole-v1"}, gridsim.ArgumentTypeError, "not a gridsim id"),
     ({"env_kwargs": {"num_envs": 4}}, gridsim.InvalidArgumentError, "must not set"),
-    ({"env": "kitchen/open-divider_salad"}, gridsim.InvalidArgumentError, "--max-episode-steps"),
+    ({"env": "kitchen/open-divider_salad", "env_kwargs": {"level_directory": str(builtin_root())}},
+     gridsim.InvalidArgumentError, "--max-episode-steps"),
     ({"policy": "greedy"}, gridsim.InvalidArgumentError, "'random'"),
     ({"policy": 3}, gridsim.ArgumentTypeError, "callable"),
 ], ids=["no-seeds", "negative-seed", "int-seeds", "float-seed", "zero-envs", "float-envs", "int-env", "other-id",

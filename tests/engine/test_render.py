@@ -120,8 +120,14 @@ def test_bad_arguments_are_one_line_errors(tmp_path, monkeypatch, capsys, args):
     assert not list(tmp_path.iterdir())
 
 
-def test_level_without_step_limit_asks_for_max_steps(tmp_path, capsys):
-    assert main(["render", "kitchen/open-divider_salad", "--out", str(tmp_path / "k.gif")]) == 2
+def test_level_without_step_limit_asks_for_max_steps(tmp_path, capsys, monkeypatch):
+    from gridsim.levels.lookup import builtin_root
+
+    # A kitchen file: no step limit of its own, and no registered id whose limit it could take.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kitchen").mkdir()
+    (tmp_path / "kitchen" / "mine.txt").write_text((builtin_root() / "kitchen" / "open-divider_salad.txt").read_text())
+    assert main(["render", "kitchen/mine.txt", "--out", str(tmp_path / "k.gif")]) == 2
     assert "--max-steps" in capsys.readouterr().err
 
 

@@ -166,12 +166,17 @@ def test_torch_module_and_checkpoint_path(ray_cluster, tmp_path):
     env_id = FAMILY_IDS["roboman"][0]
     torch.manual_seed(0)
     space = gym.make(env_id)
-    module = torch.nn.Sequential(torch.nn.Linear(space.observation_space.shape[0], space.action_space.n))
+    module = torch.nn.Sequential(torch.nn.Linear(space.observation_space.shape[0], int(space.action_space.n)))
     local = gridsim.evaluate(module, env_id, range(200))
     assert_same(distributed.evaluate(module, env_id, range(200), num_workers=2), local)
     path = tmp_path / "policy.pt"
     torch.save(module, path)  # each worker loads the file itself
-    assert_same(distributed.evaluate(str(path), env_id, range(200), num_workers=2), local)
+    # A module saved whole is unpickled only when the caller says so; the workers assume nothing.
+    with pytest.raises(gridsim.InvalidArgumentError, match="--trust-pickle"):
+        distributed.evaluate(str(path), env_id, range(200), num_workers=2)
+    assert_same(distributed.evaluate(str(path), env_id, range(200), num_workers=2, trust_pickle=True), local)
+    torch.jit.save(torch.jit.script(module), tmp_path / "script.pt")  # TorchScript needs no opt-in
+    assert_same(distributed.evaluate(str(tmp_path / "script.pt"), env_id, range(200), num_workers=2), local)
 
 
 def test_bench_distributed_prints_json_lines(tmp_path):

@@ -51,7 +51,7 @@ def distributed(monkeypatch):
 
 def local_pool(distributed, monkeypatch, fail_at: int | None = None, error=Boom):
     """An EvalPool whose shards run here, in order; shard ``fail_at`` raises ``error``."""
-    def run_shards(self, shards, policy_box, env, env_kwargs, num_envs):
+    def run_shards(self, shards, policy_box, env, env_kwargs, num_envs, trust_pickle):
         for k, seeds in enumerate(shards):
             if k == fail_at:
                 raise error("shard failed")
@@ -96,3 +96,34 @@ def test_bad_arguments_touch_no_file(tmp_path, distributed, monkeypatch):
     with pytest.raises(gridsim.ArgumentTypeError):
         local_pool(distributed, monkeypatch).evaluate(3, ENV, SEEDS, csv_path=out)
     assert out.read_bytes() == OLD and os.listdir(tmp_path) == ["rows.csv"]
+
+
+def test_a_worker_unpickles_a_policy_file_only_when_the_caller_opts_in(tmp_path, distributed, monkeypatch):
+    torch = pytest.importorskip("torch")
+    from engine.test_policy_files import crafted_policy_file
+
+    from gridsim.tools.policies import load_policy
+
+    # The shards run here on a worker object, as an actor runs them: it loads the path itself.
+    worker = distributed._Worker(1)
+    monkeypatch.setattr(distributed.ray, "get", lambda ref: ref, raising=False)
+
+    def run_shards(self, shards, policy_box, env, env_kwargs, num_envs, trust_pickle):
+        for k, seeds in enumerate(shards):
+            yield k, worker.run(policy_box, env, env_kwargs, num_envs, seeds, trust_pickle)
+
+    monkeypatch.setattr(distributed.EvalPool, "_run_shards", run_shards)
+    pool = distributed.EvalPool.__new__(distributed.EvalPool)
+    pool.actors, pool.num_workers, pool.num_threads = [object()], 1, 1
+    path, marker = crafted_policy_file(tmp_path)
+    with pytest.raises(gridsim.InvalidArgumentError, match="--trust-pickle"):
+        pool.evaluate(str(path), ENV, SEEDS, shard_size=7)
+    assert not marker.exists()
+    with pytest.raises(gridsim.InvalidArgumentError, match="trust_pickle must be True or False"):
+        pool.evaluate(str(path), ENV, SEEDS, shard_size=7, trust_pickle="yes")
+    result = pool.evaluate(str(path), ENV, SEEDS, shard_size=7, trust_pickle=True)
+    assert marker.exists()
+    module = load_policy(str(path), trust_pickle=True)
+    assert isinstance(module, torch.nn.Module)
+    expected = gridsim.evaluate(module, ENV, SEEDS)
+    assert result.returns.tolist() == expected.returns.tolist() and result.lengths.tolist() == expected.lengths.tolist()
