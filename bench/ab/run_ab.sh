@@ -11,6 +11,7 @@ configs=(
   "--family nav --obs-type image --mode raw" "--family nav --obs-type image --mode step"
   "--family roboman --mode raw" "--family roboman --mode step"
   "--family kitchen --mode raw" "--family kitchen --mode step"
+  "--family minigrid --mode raw" "--family minigrid --mode step"
 )
 for round in $(seq 1 "$ROUNDS"); do
   for cfg in "${configs[@]}"; do
