@@ -73,7 +73,8 @@ class StateIO(Part[Any]):
         what gets written, so a state that normal play cannot reach changes nothing, and
         neither does a caller changing its arrays while this runs.
         The copy is then written all at once (:meth:`_commit_loaded`), also when a
-        ``KeyboardInterrupt`` arrives.
+        ``KeyboardInterrupt`` arrives, and every row's observation is observed from it: an
+        observation is derived state, so the saved one is never returned.
 
         Raises:
             InvalidStateError: the state is of another env class or format version, a field is
@@ -117,7 +118,9 @@ class StateIO(Part[Any]):
         new_seeds[:] = seeds  # an object array takes the list as it is
         writes.append((st.seeds, new_seeds))
         calls: list = [] if max_steps is None else [(setattr, (env.kernel, "max_steps", max_steps))]
-        calls.append((env.kernel.sync_outputs, ()))
+        # Observations are derived state: observed from the loaded worlds, never taken from the
+        # saved ones (a kernel that keeps a row whose view did not change would return them on).
+        calls += [(env.kernel.sync_outputs, ()), (env.kernel.observe, ())]
         env.commit(writes, calls)
 
     def _check_origin(self, source: StateSource):

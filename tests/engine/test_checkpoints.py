@@ -19,7 +19,8 @@ import zipfile
 import numpy as np
 import pytest
 from engine.family_cases import merged, obs_array
-from fuzz.state_cases import states_equal
+from fuzz.state_cases import CASES as STATE_CASES
+from fuzz.state_cases import make_case, play, states_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -284,6 +285,43 @@ def test_load_state_dict_writes_the_copy_it_checked(source, tmp_path):
     np.testing.assert_array_equal(envs.state.ep_return, expected)
     assert (envs.state.agent_cell != 0).all()
     envs.step(envs.action_space.sample())
+
+
+# ---------------------------------------------------------------- observations are derived
+
+
+def garbage_like(obs: np.ndarray) -> np.ndarray:
+    """Observations no state gives: 200 everywhere (MiniGrid has 11 object ids, nav's coordinates are small)."""
+    return np.full_like(obs, 200)
+
+
+@pytest.mark.parametrize("case", sorted(STATE_CASES))
+def test_a_loaded_state_observes_its_world_not_the_saved_observations(case):
+    envs = make_case(case)
+    saved = envs.state_dict()
+    crafted = {**saved, "obs": garbage_like(saved["obs"])}
+    other = STATE_CASES[case]()
+    other.load_state_dict(crafted)
+    # What a fresh observe of the same state gives: the observations of the env that was saved.
+    np.testing.assert_array_equal(other.state_dict()["obs"], saved["obs"])
+    for row in range(envs.num_envs):
+        np.testing.assert_array_equal(obs_array(other.row_obs(row)), obs_array(envs.row_obs(row)))
+    # And they stay so as both play on (a view a step leaves as it is keeps the observed one).
+    play(envs, 8, seed=11)
+    play(other, 8, seed=11)
+    assert states_equal(other.state_dict(), envs.state_dict())
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_checkpoint_with_crafted_observations_loads_the_observations_of_its_world(family, tmp_path):
+    envs = played(family)
+    saved = envs.state_dict()
+    path = tmp_path / "crafted.npz"
+    np.savez(path, **{**saved, "obs": garbage_like(saved["obs"])})
+    fresh = make_vec(family)
+    load_checkpoint(fresh, path)
+    assert states_equal(fresh.state_dict(), saved)
+    assert_same_rollouts(rollout(fresh), rollout(envs))
 
 
 # ---------------------------------------------------------------- properties
