@@ -13,6 +13,7 @@ at build time) all follow from the tables.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from collections.abc import Mapping
 from dataclasses import replace
@@ -134,6 +135,22 @@ class BatchState:
     # The rewards' dtype: float32, or float64 for a family whose original's rewards are doubles
     # (its kernel module declares ``ctypedef double reward_t``; gridsim/engine/_skeleton.pxi).
     REWARD_DTYPE: Any = np.float32
+    # The attributes that hold the compiled level the kernel plays (its constant tables: a nav
+    # map's tiles and its symbols' rewards): a saved state records their digest (rules_digest).
+    RULE_TABLES: tuple[str, ...] = ()
+
+    def rules_digest(self) -> str:
+        """A digest of :attr:`RULE_TABLES` (each one's dtype, shape and bytes): 16 hex digits.
+
+        Equal for batches whose kernels play the same compiled level, whatever their
+        observations, sizes of view or thread counts.
+        """
+        h = hashlib.sha256()
+        for name in self.RULE_TABLES:
+            table = np.ascontiguousarray(getattr(self, name))
+            h.update(f"{name}:{table.dtype.str}:{table.shape};".encode())
+            h.update(table.tobytes())
+        return h.hexdigest()[:16]
 
     def static_fields(self) -> frozenset[str]:
         """Saved fields shared by worlds and never changed by the kernel: checked, never written."""

@@ -39,6 +39,9 @@ class KitchenState(BatchState):
     FIELDS = KITCHEN_FIELDS  # the family's own arrays (gridsim/kitchen/fields.py)
 
     STEP_FIELD = "t"
+    # The level as the kernel plays it: tiles, items at reset, starts, and the rules' tables.
+    RULE_TABLES = ("tile_kind", "init_item", "start_cell", "chop_to", "merge_to", "deliverable", "dish_of",
+                   "comp_bits", "all_recipes")
 
     def __init__(self, level, num_kitchens: int, num_agents: int, *, agent_rows: bool = False,
                  channels_first: bool = False, autoreset_mode: int = 0, max_steps: int = 0,

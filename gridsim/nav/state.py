@@ -92,6 +92,9 @@ class NavState(BatchState):
 
     AXIS_INDEX = {"G": "grid_index", "T": "reward_index"}
     STEP_FIELD = "step_count"
+    # The maps as written (not padded: the padding follows the view) and which env plays each,
+    # and what their symbols do.
+    RULE_TABLES = ("map_tiles", "map_id", "tile_flags", "dist_kind", "dist_a", "dist_b", "default_tile")
 
     def __init__(
         self,
@@ -151,6 +154,7 @@ class NavState(BatchState):
         padded = np.full((M, H + 2 * P, Wp), VOID, np.uint8)
         for k, m in enumerate(maps):
             padded[k, P : P + H, P : P + W] = m.tiles
+        self.map_tiles = np.stack([m.tiles for m in maps])  # (M, H, W) tile ids, as written
         self.level_tiles = padded.reshape(M, C)  # (M, C) tile ids
         self.level_flags = flags[self.level_tiles].astype(np.uint8)  # (M, C) F_* bits
         rows, cols = np.divmod(np.arange(C), Wp)
@@ -171,7 +175,7 @@ class NavState(BatchState):
         border = np.ones((H, W), bool)
         border[1:-1, 1:-1] = False
         self.clamp = int(any((flags[m.tiles][border] & F_WALKABLE).any() for m in maps))
-        for arr in (self.level_tiles, self.level_flags, self.cell_rc, self.start_cells,
+        for arr in (self.map_tiles, self.level_tiles, self.level_flags, self.cell_rc, self.start_cells,
                     self.start_count, self.goal_cells, self.goal_count):
             arr.setflags(write=False)
 
