@@ -90,9 +90,9 @@ class KitchenState(BatchState):
                        for n in level.initial_items.values()) // 2)
         # ---- per-kitchen state, outputs per row; keys are recorded only: kitchens draw nothing
         shape = (self.obs_channels, H, W) if channels_first else (H, W, self.obs_channels)
-        self.allocate(units=K, rows=self.num_rows, obs_shape=shape, obs_dtype=np.uint8, max_steps=self.max_steps,
-                      events=events, max_events=max_events, num_event_fields=num_fields(KITCHEN_EVENTS),
-                      K=K, A=A, C=C, D=D)
+        self.allocate(units=K, rows=self.num_rows, obs_shape=shape, obs_dtype=np.uint8,
+                      autoreset_mode=self.autoreset_mode, max_steps=self.max_steps, events=events,
+                      max_events=max_events, num_event_fields=num_fields(KITCHEN_EVENTS), K=K, A=A, C=C, D=D)
         self.agent_cell[:] = self.start_cell
         self.tile_item[:] = self.init_item
 

@@ -199,8 +199,8 @@ class NavState(BatchState):
         # ---- per-env state
         planes = 2 if self.mutable else 1
         self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=self.obs_dtype,
-                      max_steps=self.max_steps, events=events, max_events=max_events,
-                      num_event_fields=num_fields(NAV_EVENTS), N=N, C=C, P=planes,
+                      autoreset_mode=self.autoreset_mode, max_steps=self.max_steps, events=events,
+                      max_events=max_events, num_event_fields=num_fields(NAV_EVENTS), N=N, C=C, P=planes,
                       G=N if self.mutable else M, T=N if self.per_env_table else M)
         self.map_id[:] = (np.arange(N) % M) if map_id is None else map_id
         if self.mutable:

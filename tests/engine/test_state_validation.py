@@ -33,15 +33,14 @@ FAMILY_BAD = {
     "nav-collect": {"grid": (0, 200), "cell_flags": (0, 1), "cell_reward": (0, math.nan), "agent_cell": (0, 100000),
                     "step_count": (0, -1), "start_override": (0, -2)},
     "roboman-tasks": {"record": (0, 7), "timer": (0, -1), "task_slot": (0, 3), "action_mask": (0, 2),
-                      "final_action_mask": (0, -1), "stat_success": (0, 2), "obs": (0, math.nan),
-                      "final_obs": (0, math.inf)},
+                      "stat_success": (0, 2), "obs": (0, math.nan)},
     "kitchen-rows": {"agent_cell": (0, -1), "held": (0, 999), "tile_item": (0, 999), "delivered_bits": (0, 0xFFFF),
                      "solved": (0, 1 << 20), "n_delivered": (0, 50), "delivered_item": (0, 999),
                      "delivered_cell": (0, -1), "t": (0, -1), "stat_success": (0, 2), "stat_dishes": (0, -1)},
     # An unseen object in a cell, a wall carried, a second mission of a one-mission id, an even PCG64 increment.
     "minigrid-doorkey": {"grid": (0, 0), "agent": (2, 4), "carrying": (0, 2), "step_count": (0, -1),
                          "mission": (0, 1), "bitgen": (3, 2), "obs_dir": (0, 4), "obs_mission": (0, -1),
-                         "final_dir": (0, -1), "final_mission": (0, 1), "stat_success": (0, 2)},
+                         "stat_success": (0, 2)},
     # A box's contents in a wall, contents carried with nothing, more balls than the task slots hold.
     "minigrid-obstacles": {"grid": (3, 41), "carrying": (3, 41), "task": (0, 10)},
 }
