@@ -799,6 +799,7 @@ class GridVectorEnv(VectorEnv):
         """Family hook: the name of the level the env plays, as a saved state's ``rules`` record it."""
         return str(getattr(self.compiled_level(), "name", type(self).__name__))
 
+    @synchronized
     def rules_signature(self) -> dict[str, str]:
         """What decides how a saved state of this env plays on, as text: a state of other rules is refused.
 
@@ -808,6 +809,7 @@ class GridVectorEnv(VectorEnv):
         ``rules=True`` (nav's ``actions``). Observation settings are not among them: a loaded
         state is observed afresh. ``state_dict()`` records it under ``rules``.
         """
+        self.check_open()
         signature = {"level": self.level_name()}
         if self.state.RULE_TABLES:
             signature["level_digest"] = self.state.rules_digest()

@@ -110,7 +110,7 @@ def test_final_observations_have_rows_only_under_same_step(env_id):
         assert sizes[mode] < sizes[AutoresetMode.SAME_STEP]
 
 
-def test_a_next_step_rgb_batch_takes_half_the_memory_it_did():
+def test_a_next_step_rgb_batch_allocates_no_final_observations():
     next_step = MinigridVectorEnv(8, env_name="MiniGrid-DoorKey-8x8-v0", obs_type="rgb")
     same_step = MinigridVectorEnv(8, env_name="MiniGrid-DoorKey-8x8-v0", obs_type="rgb", autoreset_mode="SameStep")
     image = 7 * 8 * 7 * 8 * 3  # the 7x7 view, 8 pixels a cell
