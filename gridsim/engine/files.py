@@ -59,7 +59,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     For writers that take a file name (image and video libraries choose a format from its
     suffix, so the temporary name keeps ``path``'s suffix). If the block raises, including
     ``KeyboardInterrupt``, the temporary file is removed and ``path`` is unchanged. A symbolic
-    link is followed (:func:`_destination`): its target is what gets replaced. The file keeps
+    link is followed (as ``open()`` follows it): its target is what gets replaced. The file keeps
     the mode of the one it replaces, or gets the one ``open()`` gives a new file.
 
     Yields:
