@@ -80,6 +80,7 @@ MODULES = [
     "gridsim.engine.family",
     "gridsim.engine.grammar",
     "gridsim.engine.files",
+    "gridsim.engine.memory",
     "gridsim.engine.kernel",
     "gridsim.tools",
     "gridsim.distributed",

@@ -319,7 +319,7 @@ cdef int check_actions(Kernel self, const action_t* actions, Py_ssize_t n, int64
             if <uint64_t><int64_t>actions[i] >= <uint64_t>choices:
                 bad_at = i
                 break
-    if self.autoreset_mode == AR_DISABLED:
+    if self.autoreset_code == AR_DISABLED:
         for i in range(self.units):
             if self.needs_reset[i]:
                 pending_at = i
@@ -412,7 +412,7 @@ cdef inline void run_span(kernel_t self, const action_t* actions, const events_t
     # anything, and would otherwise force every memoryview to be reloaded for each unit.
     cdef Py_ssize_t u, r, r0
     cdef int R = self.unit_rows()
-    cdef int mode = self.autoreset_mode
+    cdef int mode = self.autoreset_code
     cdef bint term, trunc
     cdef reward_t rew
     cdef double ret

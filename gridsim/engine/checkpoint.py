@@ -1,12 +1,13 @@
 """Checkpoint files: a batch's ``state_dict()`` in an ``.npz`` file that loads without unpickling.
 
 :func:`save_checkpoint` writes ``envs.state_dict()`` (the format of ``gridsim.engine.statefile``:
-plain numpy arrays, the seeds as uint64 words, the format version, the env's class and
-``num_envs``) with ``numpy.savez_compressed``, atomically (``gridsim.engine.files``): an
+plain numpy arrays, the seeds as uint64 words, the format version, the env's class, its
+``num_envs`` and its rules) with ``numpy.savez_compressed``, atomically (``gridsim.engine.files``): an
 interrupted save leaves the previous file as it was. :func:`load_checkpoint` reads it back
 through ``load_state_dict``, which never unpickles: each entry's header is checked before its
-data is read. A checkpoint of another env class, another ``num_envs`` or another format version
-is refused with :class:`gridsim.InvalidStateError` naming the difference, and nothing changes.
+data is read. A checkpoint of another env class, ``num_envs``, format version or rules (another
+level, or a setting of the rules) is refused with :class:`gridsim.InvalidStateError` naming the
+difference, and nothing changes.
 """
 
 from __future__ import annotations
@@ -69,8 +70,9 @@ def load_checkpoint(envs: Any, path: str | os.PathLike) -> None:
     """Restore a checkpoint written by :func:`save_checkpoint` into ``envs``; stepping then continues bit-identically.
 
     ``envs`` must be built with the same arguments as the env that was saved (the same class,
-    ``num_envs`` and level). Nothing in the file is unpickled: each entry's ``.npy`` header is
-    checked (dtype, shape) before its data is read, and an entry of Python objects is refused.
+    ``num_envs``, level and settings of the rules: ``envs.rules_signature()``). Nothing in the
+    file is unpickled: each entry's ``.npy`` header is checked (dtype, shape) before its data is
+    read, and an entry of Python objects is refused.
 
     Args:
         envs: the gridsim env to load into (as for :func:`save_checkpoint`).
@@ -79,8 +81,8 @@ def load_checkpoint(envs: Any, path: str | os.PathLike) -> None:
     Raises:
         InvalidStateError: the file is not a gridsim checkpoint (not an ``.npz`` file, or one
             without the format version, env class and ``num_envs``), is of another format
-            version, env class or ``num_envs``, is damaged, or holds a state that breaks the
-            family's invariants; the env is then unchanged.
+            version, env class, ``num_envs`` or rules, is damaged, or holds a state that breaks
+            the family's invariants; the env is then unchanged.
         ArgumentTypeError: ``envs`` is not a gridsim env.
         OSError: ``path`` cannot be opened (``FileNotFoundError``, ``PermissionError``).
     """

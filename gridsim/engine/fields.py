@@ -14,8 +14,9 @@ This module and the families' ``fields.py`` import nothing of gridsim's but each
 build reads them before any module is compiled.
 
 Shape symbols: ``U`` worlds (an env, or a kitchen), ``R`` output rows (one per env, or per
-kitchen agent), ``E`` event slots and ``F`` event fields per world; ``obs`` stands for the
-observation's shape and dtype; families add their own (``C`` cells, ``A`` agents, ...).
+kitchen agent), ``R_final`` the rows of final observations (R under ``SAME_STEP``, the one mode
+whose kernel writes them, else 0), ``E`` event slots and ``F`` event fields per world; ``obs``
+stands for the observation's shape and dtype; families add their own (``C`` cells, ``A`` agents, ...).
 """
 
 from __future__ import annotations
@@ -55,16 +56,15 @@ class Field:
     saved: bool = True
     kernel: bool = True
 
-    def allocate(self, dims: Mapping[str, Any]) -> np.ndarray:
-        """The array, its symbols resolved by ``dims``."""
+    def layout(self, dims: Mapping[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
+        """The array's shape and dtype, its symbols resolved by ``dims`` (nothing is allocated)."""
         shape: list[int] = []
         for d in self.shape:
             if d == "obs":
                 shape.extend(dims["obs"])
             else:
                 shape.append(int(dims[d]) if isinstance(d, str) else d)
-        dtype = dims["obs_dtype"] if self.dtype == "obs" else self.dtype
-        return np.full(tuple(shape), self.fill, dtype)
+        return tuple(shape), np.dtype(dims["obs_dtype"] if self.dtype == "obs" else self.dtype)
 
 
 # The episode bookkeeping of every world (the kernel skeleton reads and writes it).
@@ -91,7 +91,10 @@ EVENT_FIELDS = (
 # family's (BatchState.REWARD_DTYPE); the kernel binds them, and the observations, itself.
 OUTPUT_FIELDS = (
     Field("obs", "obs", ("R", "obs"), "observations", kernel=False),
-    Field("final_obs", "obs", ("R", "obs"), "SAME_STEP: the final observation of the rows that ended", kernel=False),
+    # What a SAME_STEP step returns of the worlds that ended on it (infos["final_obs"]): not state,
+    # as those worlds are gone; no rows in the other modes, whose kernels never write it.
+    Field("final_obs", "obs", ("R_final", "obs"), "SAME_STEP: the final observation of the rows that ended",
+          saved=False, kernel=False),
     Field("final_mask", np.bool_, ("R",), "final_obs is set"),
     Field("rewards", np.float32, ("R",), "rewards of the last step", kernel=False),
     Field("terminated", np.bool_, ("R",), "terminations of the last step"),

@@ -6,6 +6,11 @@ temporary file in the destination's folder and is renamed into place once comple
 the previous file as it was, never a file cut short. The rename is atomic on POSIX and on
 Windows (``os.replace``) because the temporary file is on the same filesystem.
 
+A write replaces the file as ``open(path, "w")`` would have rewritten it: a symbolic link is
+followed (the temporary file is made beside the link's target, which is replaced; the link
+stays), a file that exists keeps its permission bits, and a new file gets those ``open()``
+gives (``0o666`` less the umask).
+
 A file written as results come in (a distributed evaluation's CSV) goes through
 :func:`partial_write`: it grows in ``<path>.partial`` beside the destination and is renamed
 onto it when complete; a run that fails leaves what it wrote there, and the previous file
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
@@ -33,27 +39,42 @@ def _umask() -> int:
     return mask
 
 
+def _destination(path: str | os.PathLike) -> str:
+    """The file a write to ``path`` replaces: ``path`` with its symbolic links followed, as ``open()`` follows them."""
+    return os.path.realpath(path)
+
+
+def _replacing_mode(target: str) -> int:
+    """The permission bits the file written onto ``target`` gets: the existing file's, else a new file's."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """A temporary path beside ``path`` to write; renamed onto ``path`` if the block completes.
 
     For writers that take a file name (image and video libraries choose a format from its
     suffix, so the temporary name keeps ``path``'s suffix). If the block raises, including
-    ``KeyboardInterrupt``, the temporary file is removed and ``path`` is unchanged.
+    ``KeyboardInterrupt``, the temporary file is removed and ``path`` is unchanged. A symbolic
+    link is followed (as ``open()`` follows it): its target is what gets replaced. The file keeps
+    the mode of the one it replaces, or gets the one ``open()`` gives a new file.
 
     Yields:
         str: the temporary file's path (it exists, empty, when the block starts).
     """
-    path = os.fspath(path)
-    folder, name = os.path.split(os.path.abspath(path))
-    stem, suffix = os.path.splitext(name)
-    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".tmp{suffix}", dir=folder)
+    target = _destination(path)
+    folder, name = os.path.split(target)
+    suffix = os.path.splitext(os.fspath(path))[1]  # the writer reads the name it was given
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.splitext(name)[0]}.", suffix=f".tmp{suffix}", dir=folder)
     os.close(fd)
     try:
         yield tmp
-        # mkstemp creates the file 0600; give it the mode a plain open() would have.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        # mkstemp creates the file 0600: give it the mode of the file it replaces, or open()'s.
+        os.chmod(tmp, _replacing_mode(target))
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -81,8 +102,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) -
 
 
 def partial_path(path: str | os.PathLike) -> str:
-    """``<path>.partial``: where :func:`partial_write` writes, and what a failed run leaves."""
-    return os.fspath(path) + PARTIAL_SUFFIX
+    """``<path>.partial``, beside the file a write to ``path`` replaces: where :func:`partial_write` writes."""
+    return _destination(path) + PARTIAL_SUFFIX
 
 
 def add_note(error: BaseException, text: str) -> None:
@@ -100,7 +121,9 @@ def partial_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) 
     completes leaves ``path`` and no partial file. A run that raises (an error, a
     ``KeyboardInterrupt``) leaves ``path`` as it was and what was written in
     ``<path>.partial`` (removed if nothing was), and the exception gets a note that says so.
-    A partial file of an earlier run is replaced when the next run starts.
+    A partial file of an earlier run is replaced when the next run starts. As with
+    :func:`atomic_path`, a symbolic link is followed and the file keeps the mode of the one it
+    replaces.
 
     Args:
         path: the destination.
@@ -113,6 +136,7 @@ def partial_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) 
     if mode not in ("w", "wb"):
         raise ValueError(f"partial_write writes a whole file: mode 'w' or 'wb', got {mode!r}")
     path = os.fspath(path)
+    target = _destination(path)
     partial = partial_path(path)
     f = open(partial, mode, **open_kwargs)  # noqa: SIM115 - closed below, on every path
     try:
@@ -131,4 +155,5 @@ def partial_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) 
             add_note(e, f"nothing was written; {path} is unchanged")
         raise
     f.close()
-    os.replace(partial, path)
+    os.chmod(partial, _replacing_mode(target))
+    os.replace(partial, target)

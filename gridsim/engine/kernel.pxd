@@ -162,7 +162,11 @@ include "_kernel_fields.pxi"
 cdef class Kernel(KernelFields):
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
 
-    cdef public int autoreset_mode       # read at every step call (advance() switches it to DISABLED)
+    cdef int autoreset_code              # the AR_* mode, read at every step call; Python reads and
+                                         # writes it as autoreset_mode, which refuses SAME_STEP
+                                         # unless final_rows covers every row (advance() switches
+                                         # it to DISABLED and back)
+    cdef readonly Py_ssize_t final_rows  # rows of the state's final_obs: U * R under SAME_STEP, else 0
     cdef public int num_threads          # threads of the loops over units, read at every call (1: none)
     cdef public int thread_min_units     # smaller batches run on one thread (the family's default)
     cdef public int64_t max_steps        # limit of new episodes (0 or less, or past int32: none); each

@@ -20,7 +20,12 @@ class KernelFields:
 class Kernel(KernelFields):
     """What every family's kernel shares: autoreset mode, episode bookkeeping, outputs, events, errors."""
 
-    autoreset_mode: int
+    @property
+    def autoreset_mode(self) -> int: ...
+    @autoreset_mode.setter
+    def autoreset_mode(self, mode: int) -> None: ...
+    @property
+    def final_rows(self) -> int: ...
     num_threads: int
     thread_min_units: int
     max_steps: int

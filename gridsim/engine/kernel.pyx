@@ -165,7 +165,8 @@ cdef class Kernel:
         self.rows_per_unit = rows_per_unit
         self.acts_per_unit = acts_per_unit
         self.num_choices = num_choices
-        self.autoreset_mode = state.autoreset_mode
+        self.final_rows = len(state.final_obs)
+        self.autoreset_mode = state.autoreset_mode  # checked against final_rows
         self.has_stream = stream
         self.events_on = state.events_on
         self.max_events = state.max_events
@@ -182,6 +183,27 @@ cdef class Kernel:
         self.err_code = E_OK
         self.num_threads = 1
         self.thread_min_units = thread_min_units
+
+    @property
+    def autoreset_mode(self):
+        """The kernel's autoreset code (``gridsim._core.AUTORESET_*``), read at every step call.
+
+        Writable (``advance()`` steps with DISABLED and restores the mode), but SAME_STEP only
+        when the state's ``final_obs`` has a row for every row: only that mode writes final
+        observations, and a state built for another allocates none.
+        """
+        return self.autoreset_code
+
+    @autoreset_mode.setter
+    def autoreset_mode(self, int mode):
+        from gridsim.errors import InvalidArgumentError
+        if mode not in (AR_NEXT_STEP, AR_SAME_STEP, AR_DISABLED, AR_CONTINUE):
+            raise InvalidArgumentError(f"unknown autoreset code {mode}")
+        if mode == AR_SAME_STEP and self.final_rows != self.units * self.rows_per_unit:
+            raise InvalidArgumentError(f"SAME_STEP writes final observations, and this kernel's state has rows for "
+                             f"{self.final_rows} of them, not {self.units * self.rows_per_unit}: build the env "
+                             "with autoreset_mode=SAME_STEP")
+        self.autoreset_code = mode
 
     # ---- Python entry points ----
 

@@ -74,6 +74,10 @@ class Setting:
         kwarg: the constructor keyword argument it sets, when named differently.
         optional: ``"none"`` parses to None.
         words: strings accepted as themselves beside values of ``type`` (``num_threads``' ``"auto"``).
+        rules: the setting changes the rules a saved state plays on (nav's ``actions``), not only
+            what is shown or how fast: ``state_dict()`` records its value (the env's attribute of
+            the keyword's name) in its ``rules``, and a state of another value is refused. Only a
+            setting fixed at construction: a writable one is the env's to change at any time.
     """
 
     type: Any
@@ -83,6 +87,11 @@ class Setting:
     kwarg: str | None = None
     optional: bool = False
     words: tuple[str, ...] = ()
+    rules: bool = False
+
+    def __post_init__(self):
+        if self.rules and self.writable:
+            raise ValueError("a setting of the rules is fixed at construction: it cannot be writable")
 
     def parse(self, key: str, text: str) -> Any:
         """The typed value of ``text``; raises :class:`SettingsError`."""
@@ -427,7 +436,7 @@ def settings_table(declared: Mapping[str, Setting], indent: str = "", code: str 
         kind = " / ".join(decl.type) if isinstance(decl.type, tuple) else decl.type.__name__
         kind += "".join(f" or {w}" for w in decl.words)
         default = "None" if decl.default is None else format_value(decl.default)
-        ro = "" if decl.writable else " (read-only)"
+        ro = " (read-only; a rule: a saved state records it)" if decl.rules else "" if decl.writable else " (read-only)"
         q = code
         rows.append(f"| {q}{key}{q} | {q}{decl.kwarg or key}{q} | {kind} | {q}{default}{q} | {decl.doc}{ro} |")
     return "\n".join(indent + r for r in rows)

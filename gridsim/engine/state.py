@@ -13,6 +13,8 @@ at build time) all follow from the tables.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import replace
@@ -20,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import gridsim._core as _core
 from gridsim.engine.fields import EPISODE_FIELDS, EVENT_FIELDS, OUTPUT_FIELDS, Field
+from gridsim.engine.memory import format_bytes, memory_limit
 from gridsim.errors import InvalidArgumentError, InvalidStateError
 
 __all__ = ["BatchState", "Field", "StateView", "brief", "episode_limit"]
@@ -85,15 +89,17 @@ class BatchState:
         outputs = tuple(replace(f, dtype=cls.REWARD_DTYPE) if f.name == "rewards" else f for f in OUTPUT_FIELDS)
         return cls.FIELDS + EPISODE_FIELDS + EVENT_FIELDS + outputs
 
-    def allocate(self, *, units: int, rows: int, obs_shape: tuple[int, ...], obs_dtype,
+    def allocate(self, *, units: int, rows: int, obs_shape: tuple[int, ...], obs_dtype, autoreset_mode: int,
                  max_steps: int, events: bool, max_events: int, num_event_fields: int, **dims: int):
-        """Allocate every field.
+        """Allocate every field, once their total size is known to fit in memory.
 
         Args:
             units: U, the simulated worlds (envs, or kitchens).
             rows: R, the output rows.
             obs_shape: the shape of one row's observation.
             obs_dtype: its dtype.
+            autoreset_mode: the kernel's AUTORESET_* code: final observations get rows under
+                SAME_STEP only, the one mode whose kernel writes them.
             max_steps: the truncation limit of the first episodes (0 or less: none).
             events: the kernel records events; without them the buffers get one slot per
                 world instead of ``max_events`` (a million envs then carry no 160 MB of
@@ -101,6 +107,10 @@ class BatchState:
             max_events: event slots per world and step.
             num_event_fields: the family's largest event payload (at least 1 field is stored).
             **dims: the family's own shape symbols.
+
+        Raises:
+            InvalidArgumentError: the arrays would take more memory than this process can be
+                given (:func:`gridsim.engine.memory.memory_limit`); nothing is allocated.
         """
         if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) \
                 or not 1 <= max_events <= MAX_EVENTS_PER_STEP:
@@ -110,10 +120,14 @@ class BatchState:
         self.events_on = int(bool(events))
         self.max_events = int(max_events) if events else 1
         self.num_event_fields = max(int(num_event_fields), 1)
-        sizes = dict(dims, U=units, R=rows, E=self.max_events, F=self.num_event_fields, obs=tuple(obs_shape),
-                     obs_dtype=np.dtype(obs_dtype))
+        final_rows = rows if autoreset_mode == _core.AUTORESET_SAME_STEP else 0
+        sizes = dict(dims, U=units, R=rows, R_final=final_rows, E=self.max_events, F=self.num_event_fields,
+                     obs=tuple(obs_shape), obs_dtype=np.dtype(obs_dtype))
+        layouts = {f.name: f.layout(sizes) for f in self.fields()}
+        _check_fits(layouts, rows, tuple(obs_shape), np.dtype(obs_dtype))
         for f in self.fields():
-            setattr(self, f.name, f.allocate(sizes))
+            shape, dtype = layouts[f.name]
+            setattr(self, f.name, np.full(shape, f.fill, dtype))
         self.ep_max_steps[:] = episode_limit(max_steps)
         # seeds[i]: the seed world i's key came from (a Python int; None until seeded).
         self.seeds = np.full(self.num_units, None, dtype=object)
@@ -134,6 +148,22 @@ class BatchState:
     # The rewards' dtype: float32, or float64 for a family whose original's rewards are doubles
     # (its kernel module declares ``ctypedef double reward_t``; gridsim/engine/_skeleton.pxi).
     REWARD_DTYPE: Any = np.float32
+    # The attributes that hold the compiled level the kernel plays (its constant tables: a nav
+    # map's tiles and its symbols' rewards): a saved state records their digest (rules_digest).
+    RULE_TABLES: tuple[str, ...] = ()
+
+    def rules_digest(self) -> str:
+        """A digest of :attr:`RULE_TABLES` (each one's dtype, shape and bytes): 16 hex digits.
+
+        Equal for batches whose kernels play the same compiled level, whatever their
+        observations, sizes of view or thread counts.
+        """
+        h = hashlib.sha256()
+        for name in self.RULE_TABLES:
+            table = np.ascontiguousarray(getattr(self, name))
+            h.update(f"{name}:{table.dtype.str}:{table.shape};".encode())
+            h.update(table.tobytes())
+        return h.hexdigest()[:16]
 
     def static_fields(self) -> frozenset[str]:
         """Saved fields shared by worlds and never changed by the kernel: checked, never written."""
@@ -226,7 +256,6 @@ class BatchState:
             v.finite(name)
         if v["obs"].dtype.kind == "f":
             v.finite("obs")
-            v.finite("final_obs")
         v.in_range("stat_length", 0, INT32_MAX)
         self.check_own(v)
         if v.widened:  # a field without a narrower declared range must still fit its dtype
@@ -241,6 +270,31 @@ class BatchState:
     def nbytes_per_env(self) -> float:
         """Bytes of state and output buffers per world (arrays shared by worlds count 1/U each)."""
         return sum(getattr(self, f.name).nbytes for f in self.fields()) / self.num_units
+
+
+def _check_fits(layouts: Mapping[str, tuple[tuple[int, ...], np.dtype]], rows: int, obs_shape: tuple[int, ...],
+                obs_dtype: np.dtype):
+    """Raise InvalidArgumentError, before anything is allocated, if the arrays need more than the process can have.
+
+    Args:
+        layouts: each field's shape and dtype.
+        rows: the batch's output rows (its ``num_envs``).
+        obs_shape: one row's observation shape, for the message.
+        obs_dtype: its dtype, for the message.
+    """
+    sizes = {name: math.prod(shape) * dtype.itemsize for name, (shape, dtype) in layouts.items()}
+    needed = sum(sizes.values())
+    limit = memory_limit()
+    if limit is None or needed <= limit.available:
+        return
+    largest = sorted(sizes, key=sizes.__getitem__, reverse=True)[:3]
+    parts = ", ".join(f"{name}: {format_bytes(sizes[name])} as {layouts[name][1]} {layouts[name][0]}"
+                      for name in largest)
+    raise InvalidArgumentError(
+        f"num_envs={rows} with observations of {obs_dtype} {obs_shape} needs {format_bytes(needed)} "
+        f"({format_bytes(needed / rows)} per env; {parts}), more than this process can have: "
+        f"{format_bytes(limit.available)}, {limit.source}. Use fewer envs or a smaller observation "
+        f"(its type, view or tile size)")
 
 
 # ------------------------------------------------------------------ validation of injected states

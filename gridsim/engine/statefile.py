@@ -2,7 +2,7 @@
 
 ``GridVectorEnv.state_dict()`` holds numpy arrays and a few scalars, none of them of dtype
 object, so ``numpy.savez`` writes it without pickling anything and ``numpy.load`` reads it back
-with its default ``allow_pickle=False``. Format version 1 (:data:`FORMAT_VERSION`):
+with its default ``allow_pickle=False``. Format version 2 (:data:`FORMAT_VERSION`):
 
 ==================  ===============  ==============================================================
 key                 dtype, shape     what it holds
@@ -16,7 +16,13 @@ each saved field    its own          ``BatchState.DYNAMIC``: the family's arrays
 ``max_steps``       int              the step limit of the next episodes (a written setting)
 ``format_version``  int              :data:`FORMAT_VERSION`
 ``env_class``       str              the env's class name (``"NavVectorEnv"``)
+``rules``           str              the env's ``rules_signature()`` as a JSON object of strings
+                                     (:func:`encode_rules`): the level, its digest and the settings
+                                     that change the rules; a state of other rules is refused
 ==================  ===============  ==============================================================
+
+Version 1 had no ``rules``; its files are still read (:data:`READABLE_VERSIONS`), without the
+check of the rules.
 
 :class:`StateSource` reads a state once into arrays gridsim owns. An ``NpzFile`` is never
 indexed (indexing unpickles an object entry when the file was opened with
@@ -27,6 +33,7 @@ past the check.
 
 from __future__ import annotations
 
+import json
 import math
 import struct
 import zipfile
@@ -41,12 +48,15 @@ from numpy.lib.npyio import NpzFile
 from gridsim.engine.rng import SEED_BOUND
 from gridsim.errors import InvalidStateError
 
-__all__ = ["FORMAT_VERSION", "StateSource", "decode_seeds", "encode_seeds"]
+__all__ = ["FORMAT_VERSION", "READABLE_VERSIONS", "StateSource", "decode_rules", "decode_seeds", "encode_rules",
+           "encode_seeds"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# The versions this one reads: 1 has no rules (it loads without their check).
+READABLE_VERSIONS = (1, 2)
 _MASK64 = (1 << 64) - 1
-# Scalars in a file: an int64, or a class name of at most this many characters.
-_MAX_SCALAR_BYTES = 4 * 256
+# Scalars in a file: an int64, or a text (a class name, the rules) of at most this many characters.
+_MAX_SCALAR_BYTES = 4 * 4096
 # Bytes decompressed per read: a large entry never exists twice in memory.
 _CHUNK = 1 << 20
 
@@ -89,6 +99,27 @@ def decode_seeds(words: np.ndarray, has_seed: np.ndarray) -> np.ndarray:
     for i in np.flatnonzero(has_seed & (words[:, 1] != 0)):
         out[i] = int(words[i, 0]) | int(words[i, 1]) << 64
     return out
+
+
+def encode_rules(signature: Mapping[str, str]) -> str:
+    """A ``rules_signature()`` as the text a state holds: a JSON object, its keys sorted."""
+    return json.dumps(dict(signature), sort_keys=True)
+
+
+def decode_rules(text: Any) -> dict[str, str]:
+    """The rules a state's ``rules`` entry records (:func:`encode_rules`' text).
+
+    Raises:
+        InvalidStateError: it is not a JSON object of strings.
+    """
+    try:
+        rules = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):  # json's errors, a number too long to convert, arrays nested deep
+        rules = None
+    if not isinstance(rules, dict) or not all(isinstance(v, str) for v in rules.values()):
+        raise InvalidStateError(f"state['rules'] must be a JSON object of strings (state_dict() writes one), got "
+                                f"{str(text)[:80]!r}", field="rules")
+    return rules
 
 
 def _layout_error(name: str, shape, dtype, expected_shape, expected_dtype, where: str = "") -> InvalidStateError:

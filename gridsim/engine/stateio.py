@@ -21,8 +21,16 @@ import numpy as np
 from gridsim.engine.locking import synchronized
 from gridsim.engine.parts import Part
 from gridsim.engine.rng import SEED_BOUND
-from gridsim.engine.state import StateView
-from gridsim.engine.statefile import FORMAT_VERSION, StateSource, decode_seeds, encode_seeds
+from gridsim.engine.state import StateView, brief
+from gridsim.engine.statefile import (
+    FORMAT_VERSION,
+    READABLE_VERSIONS,
+    StateSource,
+    decode_rules,
+    decode_seeds,
+    encode_rules,
+    encode_seeds,
+)
 from gridsim.errors import InvalidStateError
 
 __all__ = ["StateIO"]
@@ -43,8 +51,9 @@ class StateIO(Part[Any]):
         The keys and their meaning are the format of ``gridsim.engine.statefile``: every saved
         field of the state, ``seeds`` (uint64 (U, 2): each world's seed as its low and high 64
         bits) with ``has_seed`` (bool (U,): False where a world was never seeded), ``num_envs``,
-        ``max_steps``, ``format_version`` and ``env_class``. ``numpy.savez`` writes it without
-        pickling; :func:`gridsim.save_checkpoint` writes it to a file atomically.
+        ``max_steps``, ``format_version``, ``env_class`` and ``rules`` (the env's
+        ``rules_signature()`` as JSON text). ``numpy.savez`` writes it without pickling;
+        :func:`gridsim.save_checkpoint` writes it to a file atomically.
         """
         env = self.env
         env.check_open()
@@ -56,6 +65,7 @@ class StateIO(Part[Any]):
         out["max_steps"] = int(env.kernel.max_steps)  # the limit of the next episodes (a written setting)
         out["format_version"] = FORMAT_VERSION
         out["env_class"] = type(env).__name__
+        out["rules"] = encode_rules(env.rules_signature())
         return out
 
     @synchronized
@@ -73,10 +83,12 @@ class StateIO(Part[Any]):
         what gets written, so a state that normal play cannot reach changes nothing, and
         neither does a caller changing its arrays while this runs.
         The copy is then written all at once (:meth:`_commit_loaded`), also when a
-        ``KeyboardInterrupt`` arrives.
+        ``KeyboardInterrupt`` arrives, and every row's observation is observed from it: an
+        observation is derived state, so the saved one is never returned.
 
         Raises:
-            InvalidStateError: the state is of another env class or format version, a field is
+            InvalidStateError: the state is of another env class, format version or rules (another
+                level, or a setting of the rules: the message names both values), a field is
                 missing, has the wrong shape or dtype, or holds a value outside its allowed range
                 (the message names the field, the env and the range).
         """
@@ -85,11 +97,6 @@ class StateIO(Part[Any]):
         st = env.state
         source = StateSource(state)
         self._check_origin(source)
-        num_envs = source.scalar("num_envs", "iu", "an integer") if "num_envs" in source else None
-        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs != env.num_envs:
-            raise InvalidStateError(
-                f"state has num_envs={num_envs!r}, this env has {env.num_envs}", field="num_envs"
-            )
         arrays: dict[str, np.ndarray] = {}
         for name in st.DYNAMIC:
             dst = getattr(st, name)
@@ -117,25 +124,52 @@ class StateIO(Part[Any]):
         new_seeds[:] = seeds  # an object array takes the list as it is
         writes.append((st.seeds, new_seeds))
         calls: list = [] if max_steps is None else [(setattr, (env.kernel, "max_steps", max_steps))]
-        calls.append((env.kernel.sync_outputs, ()))
+        # Observations are derived state: observed from the loaded worlds, never taken from the
+        # saved ones (a kernel that keeps a row whose view did not change would return them on).
+        calls += [(env.kernel.sync_outputs, ()), (env.kernel.observe, ())]
         env.commit(writes, calls)
 
     def _check_origin(self, source: StateSource):
-        """A state's ``format_version`` and ``env_class``, where it has them (earlier dicts have neither)."""
+        """A state's ``format_version``, ``env_class``, ``num_envs`` and ``rules`` (earlier dicts lack some)."""
+        version = None
         if "format_version" in source:
             version = source.scalar("format_version", "iu", "an integer")
-            if isinstance(version, bool) or not isinstance(version, numbers.Integral) or version != FORMAT_VERSION:
+            if isinstance(version, bool) or not isinstance(version, numbers.Integral) or \
+                    version not in READABLE_VERSIONS:
                 raise InvalidStateError(
-                    f"state has format_version={version!r}; this version of gridsim reads format {FORMAT_VERSION}",
-                    field="format_version",
+                    f"state has format_version={version!r}; this version of gridsim reads formats "
+                    f"{', '.join(map(str, READABLE_VERSIONS))}", field="format_version",
                 )
+        env = self.env
         if "env_class" in source:
             name = source.scalar("env_class", "U", "a class name")
-            env = self.env
             if not isinstance(name, str) or name not in env.state_class_names:
                 raise InvalidStateError(
                     f"state is of a {name!r} env; this env is a {type(env).__name__}", field="env_class"
                 )
+        num_envs = source.scalar("num_envs", "iu", "an integer") if "num_envs" in source else None
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs != env.num_envs:
+            raise InvalidStateError(
+                f"state has num_envs={num_envs!r}, this env has {env.num_envs}", field="num_envs"
+            )
+        if "rules" in source:
+            self._check_rules(decode_rules(source.scalar("rules", "U", "the rules as JSON text")))
+        elif version is not None and version >= 2:
+            raise InvalidStateError(f"state of format version {version} is missing 'rules' (state_dict() writes them)",
+                                    field="rules")
+
+    def _check_rules(self, saved: Mapping[str, str]):
+        """The rules a state was saved under are this env's: the same level and settings of the rules."""
+        env = self.env
+        ours = env.rules_signature()
+        differ = [key for key in sorted(saved.keys() | ours.keys()) if saved.get(key) != ours.get(key)]
+        if differ:
+            def shown(rules: Mapping[str, str], key: str) -> str:
+                return f"{key}={brief(rules[key])}" if key in rules else f"no {key}"
+            raise InvalidStateError(
+                f"state is of other rules than this {type(env).__name__}: "
+                + "; ".join(f"{shown(saved, key)}, this env has {shown(ours, key)}" for key in differ),
+                field="rules")
 
     # ------------------------------------------------------------ one world
 

@@ -25,7 +25,7 @@ from gridsim.engine.locking import new_lock, synchronized
 from gridsim.engine.parts import Delegate, Part
 from gridsim.engine.rendering import Renderer
 from gridsim.engine.rng import SEED_BOUND, derive_keys, entropy_seed
-from gridsim.engine.settings import as_flag, check_max_steps, settings_table
+from gridsim.engine.settings import as_flag, check_max_steps, format_value, settings_table
 from gridsim.engine.state import brief
 from gridsim.engine.stateio import StateIO
 from gridsim.errors import (
@@ -802,6 +802,29 @@ class GridVectorEnv(VectorEnv):
             raise self._kernel_error(actions)
 
     # --------------------------------------------------- state I/O (gridsim.engine.stateio)
+
+    def level_name(self) -> str:
+        """Family hook: the name of the level the env plays, as a saved state's ``rules`` record it."""
+        return str(getattr(self.compiled_level(), "name", type(self).__name__))
+
+    @synchronized
+    def rules_signature(self) -> dict[str, str]:
+        """What decides how a saved state of this env plays on, as text: a state of other rules is refused.
+
+        ``level`` (:meth:`level_name`), ``level_digest`` where the family's state lists the
+        tables of its compiled level (``BatchState.RULE_TABLES``: a map's tiles and what its
+        symbols do, so two maps of one name differ), and every setting declared with
+        ``rules=True`` (nav's ``actions``). Observation settings are not among them: a loaded
+        state is observed afresh. ``state_dict()`` records it under ``rules``.
+        """
+        self.check_open()
+        signature = {"level": self.level_name()}
+        if self.state.RULE_TABLES:
+            signature["level_digest"] = self.state.rules_digest()
+        for key, setting in self.SETTINGS.items():
+            if setting.rules:
+                signature[key] = format_value(getattr(self, setting.kwarg or key))
+        return signature
 
     # set_state keys -> the state fields they write, for messages (a family's snapshot names).
     STATE_LABELS: Mapping[str, str] = {}

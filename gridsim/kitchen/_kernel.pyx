@@ -88,7 +88,7 @@ cdef class KitchenKernel(FieldViews):
 
     # ---- outputs (per row) ----
     cdef uint8_t[:, ::1] obs                    # (R, obs_size)
-    cdef uint8_t[:, ::1] final_obs              # (R, obs_size)
+    cdef uint8_t[:, ::1] final_obs              # (R under SAME_STEP, else 0; obs_size)
 
     def __init__(self, state):
         self.num_kitchens = state.num_kitchens
@@ -115,7 +115,8 @@ cdef class KitchenKernel(FieldViews):
         self.max_deliveries = state.delivered_item.shape[1]
         self.base_obs = state.base_obs
         self.obs = state.obs.reshape(self.num_rows, -1)
-        self.final_obs = state.final_obs.reshape(self.num_rows, -1)
+        # final_obs has rows only under SAME_STEP, the one mode that writes it (Kernel.final_rows).
+        self.final_obs = state.final_obs.reshape(len(state.final_obs), state.obs[0].size)
         # A kitchen step is ~100 ns: 2 threads measured slower than 1 up to 64 kitchens, faster
         # from 128 (bench/README.md).
         bind_kernel(self, state, self.num_kitchens, self.num_agents if self.agent_rows else 1,

@@ -114,7 +114,7 @@ class KitchenVectorEnv(LevelApiFacade, GridVectorEnv):
     EVENT_SPECS = KITCHEN_EVENTS
     SETTINGS = {
         **COMMON_SETTINGS,
-        "num_agents": Setting(int, 2, doc="agents per kitchen, 1 to 4"),
+        "num_agents": Setting(int, 2, doc="agents per kitchen, 1 to 4", rules=True),
         "agent_rows": Setting(bool, False, doc="one row per agent"),
         "obs_type": Setting(("grid", "features"), "grid", doc="Gymnasium observation"),
         "channels_first": Setting(bool, False, doc="grid observations (C, H, W)"),

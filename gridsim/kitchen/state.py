@@ -39,6 +39,9 @@ class KitchenState(BatchState):
     FIELDS = KITCHEN_FIELDS  # the family's own arrays (gridsim/kitchen/fields.py)
 
     STEP_FIELD = "t"
+    # The level as the kernel plays it: tiles, items at reset, starts, and the rules' tables.
+    RULE_TABLES = ("tile_kind", "init_item", "start_cell", "chop_to", "merge_to", "deliverable", "dish_of",
+                   "comp_bits", "all_recipes")
 
     def __init__(self, level, num_kitchens: int, num_agents: int, *, agent_rows: bool = False,
                  channels_first: bool = False, autoreset_mode: int = 0, max_steps: int = 0,
@@ -87,9 +90,9 @@ class KitchenState(BatchState):
                        for n in level.initial_items.values()) // 2)
         # ---- per-kitchen state, outputs per row; keys are recorded only: kitchens draw nothing
         shape = (self.obs_channels, H, W) if channels_first else (H, W, self.obs_channels)
-        self.allocate(units=K, rows=self.num_rows, obs_shape=shape, obs_dtype=np.uint8, max_steps=self.max_steps,
-                      events=events, max_events=max_events, num_event_fields=num_fields(KITCHEN_EVENTS),
-                      K=K, A=A, C=C, D=D)
+        self.allocate(units=K, rows=self.num_rows, obs_shape=shape, obs_dtype=np.uint8,
+                      autoreset_mode=self.autoreset_mode, max_steps=self.max_steps, events=events,
+                      max_events=max_events, num_event_fields=num_fields(KITCHEN_EVENTS), K=K, A=A, C=C, D=D)
         self.agent_cell[:] = self.start_cell
         self.tile_item[:] = self.init_item
 

@@ -398,7 +398,7 @@ cdef class MinigridKernel(FieldViews):
     # the state's own fields (grid, agent, carrying, ...): the typed views of FieldViews
     # (gridsim/minigrid/fields.py)
     cdef uint8_t[:, ::1] obs_u8             # (U, obs_size)
-    cdef uint8_t[:, ::1] final_u8           # (U, obs_size)
+    cdef uint8_t[:, ::1] final_u8           # (U under SAME_STEP, else 0; obs_size)
     cdef const uint8_t[::1] atlas           # the RGB observations' tiles (state.atlas; unset otherwise)
     cdef const int16_t[::1] tile_of         # (512,) a cell's drawing (state.tile_of)
     cdef MgTiles tiles                      # pointers into atlas and tile_of
@@ -429,7 +429,8 @@ cdef class MinigridKernel(FieldViews):
         ts = self.tiles.ts
         self.obs_size = (V * V * 3, W * H * 3, V * ts * V * ts * 3, H * ts * W * ts * 3)[self.obs_kind]
         self.bind_obs(state.obs)
-        self.final_u8 = state.final_obs.reshape(U, -1)
+        # final_obs has rows only under SAME_STEP, the one mode that writes it (Kernel.final_rows).
+        self.final_u8 = state.final_obs.reshape(len(state.final_obs), state.obs[0].size)
         if self.final_u8.shape[1] != self.obs_size:
             raise ValueError(f"final_obs rows must hold {self.obs_size} bytes")
         # Actions 3..6 of Dynamic-Obstacles (Discrete(3)) are taken as its step does: as 0.

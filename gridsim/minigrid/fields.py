@@ -20,8 +20,9 @@ FIELDS = (
     Field("failed", np.bool_, ("U",), "scratch: the last generation ran out of tries", saved=False),
     Field("obs_dir", np.int64, ("U",), "the observation's direction"),
     Field("obs_mission", np.int16, ("U",), "the observation's mission index"),
-    Field("final_dir", np.int64, ("U",), "SAME_STEP: the final observation's direction"),
-    Field("final_mission", np.int16, ("U",), "SAME_STEP: the final observation's mission index"),
+    # The final observation's parts (as final_obs in gridsim.engine.fields: a step's output, not state).
+    Field("final_dir", np.int64, ("U",), "SAME_STEP: the final observation's direction", saved=False),
+    Field("final_mission", np.int16, ("U",), "SAME_STEP: the final observation's mission index", saved=False),
     SUCCESS_FIELD,
 )
 

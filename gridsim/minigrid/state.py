@@ -64,8 +64,8 @@ class MinigridState(BatchState):
             # The tiles the kernel copies (read-only, shared by every state of this size).
             self.atlas = tile_atlas(ts).tiles.reshape(-1)
             self.tile_of = TILE_OF.reshape(-1)
-        self.allocate(units=N, rows=N, obs_shape=obs_shape, obs_dtype=np.uint8, max_steps=self.max_steps,
-                      events=events, max_events=max_events, num_event_fields=1, H=H, W=W,
+        self.allocate(units=N, rows=N, obs_shape=obs_shape, obs_dtype=np.uint8, autoreset_mode=self.autoreset_mode,
+                      max_steps=self.max_steps, events=events, max_events=max_events, num_event_fields=1, H=H, W=W,
                       T=_kernel.MINIGRID_TASK_SLOTS)
         self.grid[..., 0] = OBJ["empty"]
         self.carrying[:, 0] = OBJ["empty"]
@@ -105,10 +105,9 @@ class MinigridState(BatchState):
         v.in_range("agent", 0, 3, "(a direction)", values=agent[:, 2], part="dir")
         # The observation's mission and direction are returned as they are (the id's mission list indexed).
         last = self.config["num_missions"] - 1
-        for name in ("mission", "obs_mission", "final_mission"):
+        for name in ("mission", "obs_mission"):
             v.in_range(name, 0, last, "(an index into the id's missions)")
-        for name in ("obs_dir", "final_dir"):
-            v.in_range(name, 0, 3, "(a direction)")
+        v.in_range("obs_dir", 0, 3, "(a direction)")
         if self.config["gen"] == _kernel.MINIGRID_GENERATORS["dynamic_obstacles"]:
             task = v["task"]
             most = (_kernel.MINIGRID_TASK_SLOTS - 1) // 2

@@ -203,12 +203,14 @@ cdef class NavKernel(FieldViews):
         self.dist_b = state.dist_b
         self.default_flags = <uint8_t>self.tile_flags[self.default_tile]
 
+        # final_obs has rows only under SAME_STEP, the one mode that writes it (Kernel.final_rows).
+        final = state.final_obs.reshape(len(state.final_obs), state.obs[0].size)
         if state.obs.dtype == np.int32:
             self.obs_i32 = state.obs.reshape(self.num_envs, -1)
-            self.final_i32 = state.final_obs.reshape(self.num_envs, -1)
+            self.final_i32 = final
         else:
             self.obs_u8 = state.obs.reshape(self.num_envs, -1)
-            self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
+            self.final_u8 = final
         # An env step is a few ns: 2 threads measured 0.9-1.0x of 1 up to 3,072 envs, faster
         # from 4,096 (bench/README.md, small batches).
         bind_kernel(self, state, self.num_envs, 1, 1, self.num_actions, 4096, True)
@@ -433,7 +435,7 @@ cdef class NavKernel(FieldViews):
             # Raw pointers escape Cython's bounds checks; the debug build checks every move's
             # cells here, before the loop (the lowest env whose move would escape the map).
             for i in range(self.num_envs):
-                if self.needs_reset[i] and self.autoreset_mode == AR_NEXT_STEP:
+                if self.needs_reset[i] and self.autoreset_code == AR_NEXT_STEP:
                     continue
                 cell = self.agent_cell[i]
                 code = self.code_of[actions[i]]

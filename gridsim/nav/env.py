@@ -187,15 +187,16 @@ class NavVectorEnv(LevelApiFacade, GridVectorEnv):
     SETTINGS = {
         **COMMON_SETTINGS,
         "alphabet": Setting(("navigation", "noisy"), None, optional=True, doc="built-in alphabet"),
-        "actions": Setting(tuple(ACTION_TYPES), "1d_discrete", doc="action type"),
+        "actions": Setting(tuple(ACTION_TYPES), "1d_discrete", doc="action type", rules=True),
         "obs_type": Setting(tuple(OBS_TYPES), "coords", doc="Gymnasium observation"),
         "view_size": Setting(int, 7, doc="side of the egocentric view"),
         "channels_first": Setting(bool, False, doc="image observations (3, H, W)"),
         "pixels_per_cell": Setting(int, 1, doc="image upscaling"),
-        "randomize_goals": Setting(bool, False, doc="keep one terminal cell per episode (fixes the memory layout)"),
+        "randomize_goals": Setting(bool, False, rules=True,
+                                   doc="keep one terminal cell per episode (fixes the memory layout)"),
         "default_symbol": Setting(str, None, optional=True, doc="symbol of collected cells"),
         "unknown_symbols": Setting(str, None, optional=True, doc="'error' or a symbol for unknown characters"),
-        "nan_action": Setting(("error", "zero"), "error", doc="NaN in continuous actions"),
+        "nan_action": Setting(("error", "zero"), "error", doc="NaN in continuous actions", rules=True),
     }
 
     @accepts_settings
@@ -221,7 +222,7 @@ class NavVectorEnv(LevelApiFacade, GridVectorEnv):
     ):
         # autoreset_mode, render_mode, copy, num_threads, mixer_seed, episode_stats, events, ...
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
-        check_choice(nan_action, "nan_action", ("error", "zero"))
+        self.nan_action = check_choice(nan_action, "nan_action", ("error", "zero"))
         channels_first = as_flag(channels_first, "channels_first")
         for name, value in (("default_symbol", default_symbol), ("unknown_symbols", unknown_symbols)):
             if value is not None and not isinstance(value, str):
@@ -305,6 +306,11 @@ class NavVectorEnv(LevelApiFacade, GridVectorEnv):
                 f"{what} {(r, c)} for env {i} is not accessible ({self.level.alphabet.chars[t]!r})")
 
     # ------------------------------------------------------------ state access
+
+    def level_name(self) -> str:
+        """The map's name, or the first of several maps' and how many others there are."""
+        names = list(dict.fromkeys(m.name for m in self.maps))
+        return names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} other maps"
 
     @synchronized
     def get_state(self, index: int = 0) -> dict[str, Any]:

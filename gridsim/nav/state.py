@@ -92,6 +92,9 @@ class NavState(BatchState):
 
     AXIS_INDEX = {"G": "grid_index", "T": "reward_index"}
     STEP_FIELD = "step_count"
+    # The maps as written (not padded: the padding follows the view) and which env plays each,
+    # and what their symbols do.
+    RULE_TABLES = ("map_tiles", "map_id", "tile_flags", "dist_kind", "dist_a", "dist_b", "default_tile")
 
     def __init__(
         self,
@@ -151,6 +154,7 @@ class NavState(BatchState):
         padded = np.full((M, H + 2 * P, Wp), VOID, np.uint8)
         for k, m in enumerate(maps):
             padded[k, P : P + H, P : P + W] = m.tiles
+        self.map_tiles = np.stack([m.tiles for m in maps])  # (M, H, W) tile ids, as written
         self.level_tiles = padded.reshape(M, C)  # (M, C) tile ids
         self.level_flags = flags[self.level_tiles].astype(np.uint8)  # (M, C) F_* bits
         rows, cols = np.divmod(np.arange(C), Wp)
@@ -171,7 +175,7 @@ class NavState(BatchState):
         border = np.ones((H, W), bool)
         border[1:-1, 1:-1] = False
         self.clamp = int(any((flags[m.tiles][border] & F_WALKABLE).any() for m in maps))
-        for arr in (self.level_tiles, self.level_flags, self.cell_rc, self.start_cells,
+        for arr in (self.map_tiles, self.level_tiles, self.level_flags, self.cell_rc, self.start_cells,
                     self.start_count, self.goal_cells, self.goal_count):
             arr.setflags(write=False)
 
@@ -195,8 +199,8 @@ class NavState(BatchState):
         # ---- per-env state
         planes = 2 if self.mutable else 1
         self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=self.obs_dtype,
-                      max_steps=self.max_steps, events=events, max_events=max_events,
-                      num_event_fields=num_fields(NAV_EVENTS), N=N, C=C, P=planes,
+                      autoreset_mode=self.autoreset_mode, max_steps=self.max_steps, events=events,
+                      max_events=max_events, num_event_fields=num_fields(NAV_EVENTS), N=N, C=C, P=planes,
                       G=N if self.mutable else M, T=N if self.per_env_table else M)
         self.map_id[:] = (np.arange(N) % M) if map_id is None else map_id
         if self.mutable:

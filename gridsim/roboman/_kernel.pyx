@@ -259,7 +259,8 @@ cdef class RobomanKernel(FieldViews):
             self.final_f32 = state.final_obs
         else:
             self.obs_u8 = state.obs.reshape(self.num_envs, -1)
-            self.final_u8 = state.final_obs.reshape(self.num_envs, -1)
+            # final_obs has rows only under SAME_STEP, the one mode that writes it (Kernel.final_rows).
+            self.final_u8 = state.final_obs.reshape(len(state.final_obs), state.obs[0].size)
         # 2 threads measured slower than 1 up to 512 envs, faster from 1,024 (bench/README.md).
         bind_kernel(self, state, self.num_envs, 1, 1, 7, 1024, True)
         # A bad action and a pending reset are reported in env order (the lowest env's first).

@@ -232,6 +232,10 @@ class RobomanVectorEnv(LevelApiFacade, GridVectorEnv):
         """The tasks the envs draw from (gridroboman has no map)."""
         return self.tasks
 
+    def level_name(self) -> str:
+        """The tasks the envs draw from, by name (``"LiftRed"``, ``"LiftRed,StackRedOnGreen"``)."""
+        return ",".join(task.name for task in self.tasks)
+
     @synchronized
     def get_task(self, index: int = 0) -> str:
         """The name of env ``index``'s current task."""

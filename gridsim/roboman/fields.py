@@ -14,6 +14,7 @@ FIELDS = (
     Field("timer", np.int64, ("N",), "steps in this episode"),
     Field("task_slot", np.int16, ("N",), "the env's task: its index in task_set"),
     Field("action_mask", np.int8, ("N", 7), "1 = the action changes nothing (masked out)"),
-    Field("final_action_mask", np.int8, ("N", 7), "SAME_STEP: the mask of the final state"),
+    # A part of the final observation (as final_obs in gridsim.engine.fields: a step's output, not state).
+    Field("final_action_mask", np.int8, ("N", 7), "SAME_STEP: the mask of the final state", saved=False),
     SUCCESS_FIELD,
 )

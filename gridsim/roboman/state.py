@@ -68,8 +68,9 @@ class RobomanState(BatchState):
             arr.setflags(write=False)
         # ---- per-env state
         self.allocate(units=N, rows=N, obs_shape=self.obs_shape, obs_dtype=np.float32 if obs_kind == 0 else np.uint8,
-                      max_steps=self.max_steps, events=events, max_events=max_events,
-                      num_event_fields=num_fields(ROBOMAN_EVENTS), N=N, S=_kernel.ROBOMAN_RECORD["SIZE"])
+                      autoreset_mode=self.autoreset_mode, max_steps=self.max_steps, events=events,
+                      max_events=max_events, num_event_fields=num_fields(ROBOMAN_EVENTS), N=N,
+                      S=_kernel.ROBOMAN_RECORD["SIZE"])
         # Named views of the record, at the kernel's offsets (R_* in roboman/_kernel.pyx).
         r = _kernel.ROBOMAN_RECORD
         self.agent = self.record[:, r["AX"] : r["AX"] + 2]  # (N, 2) (x, y)
@@ -96,8 +97,7 @@ class RobomanState(BatchState):
         task = record[:, layout["TASK"]]
         v.require("record", task == self.task_set[v["task_slot"]], "the task id task_set[task_slot]", shown=task,
                   part="task")
-        for name in ("action_mask", "final_action_mask"):
-            v.in_range(name, 0, 1)
+        v.in_range("action_mask", 0, 1)
 
     @property
     def obs_shape(self) -> tuple[int, ...]:

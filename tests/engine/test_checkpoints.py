@@ -10,8 +10,10 @@ changes; ``load_state_dict`` writes the copy it checked, whatever the caller's a
 from __future__ import annotations
 
 import io
+import json
 import os
 import pathlib
+import pickle
 import time
 import tracemalloc
 import zipfile
@@ -19,12 +21,17 @@ import zipfile
 import numpy as np
 import pytest
 from engine.family_cases import merged, obs_array
-from fuzz.state_cases import states_equal
+from fuzz.state_cases import CASES as STATE_CASES
+from fuzz.state_cases import make_case, play, states_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gridsim
 from gridsim import InvalidStateError, load_checkpoint, save_checkpoint
+from gridsim.kitchen.env import KitchenVectorEnv
+from gridsim.minigrid.env import MinigridVectorEnv
+from gridsim.nav.env import NavVectorEnv
+from gridsim.roboman.env import RobomanVectorEnv
 
 # name -> (vector env class, single env class, keywords): every family's COPY_CASES (tests/<family>/cases.py).
 COPY_CASES = merged("COPY_CASES")
@@ -200,7 +207,7 @@ def test_a_header_claiming_a_huge_array_is_refused_before_allocating(tmp_path):
 
 
 @pytest.mark.parametrize("change, field", [
-    ({"env_class": "SomeOtherVectorEnv"}, "env_class"), ({"format_version": 2}, "format_version"),
+    ({"env_class": "SomeOtherVectorEnv"}, "env_class"), ({"format_version": 3}, "format_version"),
     ({"num_envs": 4}, "num_envs"), ({"has_seed": np.array([1, 2, 0], np.uint8).view(np.bool_)}, "has_seed"),
     ({"has_seed": np.zeros(3, np.bool_)}, "seeds"),  # words without a seed must be zero
     ({"max_steps": np.float64(3)}, "max_steps"), ({"env_class": np.array(["NavVectorEnv"] * 2)}, "env_class"),
@@ -260,6 +267,122 @@ def test_an_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["run.ckpt"]
 
 
+# ---------------------------------------------------------------- the rules a state plays by
+
+MAP_A = "#####\n#S 0#\n# # #\n#####"
+MAP_B = "#####\n#S  #\n# #0#\n#####"  # the same size and symbols, the goal elsewhere
+# name -> (the env saved, an env of other rules, what the refusal names of each)
+OTHER_RULES = {
+    "minigrid-id": (lambda: MinigridVectorEnv(3, env_name="MiniGrid-DoorKey-8x8-v0"),
+                    lambda: MinigridVectorEnv(3, env_name="MiniGrid-Empty-8x8-v0"),
+                    "level='MiniGrid-DoorKey-8x8-v0', this env has level='MiniGrid-Empty-8x8-v0'"),
+    "minigrid-dynamic": (lambda: MinigridVectorEnv(3, env_name="MiniGrid-Dynamic-Obstacles-8x8-v0"),
+                         lambda: MinigridVectorEnv(3, env_name="MiniGrid-Empty-8x8-v0"),
+                         "level='MiniGrid-Dynamic-Obstacles-8x8-v0', this env has level='MiniGrid-Empty-8x8-v0'"),
+    "nav-map": (lambda: NavVectorEnv(3, world_map=MAP_A), lambda: NavVectorEnv(3, world_map=MAP_B),
+                "level_digest="),
+    "nav-level": (lambda: gridsim.make("nav/room1_small", 3), lambda: gridsim.make("nav/room2_small", 3),
+                  "level='room1_small', this env has level='room2_small'"),
+    "nav-actions": (lambda: NavVectorEnv(3, world_map=MAP_A, actions="1d_horizontal"),
+                    lambda: NavVectorEnv(3, world_map=MAP_A, actions="1d_vertical"),
+                    "actions='1d_horizontal', this env has actions='1d_vertical'"),
+    "nav-goals": (lambda: NavVectorEnv(3, world_map=MAP_A, randomize_goals=True),
+                  lambda: NavVectorEnv(3, world_map=MAP_A), "randomize_goals='true', this env has randomize_goals"),
+    "roboman-task": (lambda: RobomanVectorEnv(3, task="LiftRed"), lambda: RobomanVectorEnv(3, task="LiftBlue"),
+                     "level='LiftRed', this env has level='LiftBlue'"),
+    "roboman-tasks": (lambda: RobomanVectorEnv(3, tasks=["LiftRed", "LiftBlue"]),
+                      lambda: RobomanVectorEnv(3, tasks=["LiftBlue", "LiftRed"]),
+                      "level='LiftRed,LiftBlue', this env has level='LiftBlue,LiftRed'"),
+    "kitchen-level": (lambda: KitchenVectorEnv(3, level="kitchen/open-divider_tomato"),
+                      lambda: KitchenVectorEnv(3, level="kitchen/open-divider_salad"),
+                      "level='open-divider_tomato', this env has level='open-divider_salad'"),
+    "kitchen-agents": (lambda: KitchenVectorEnv(3, level="kitchen/open-divider_salad", num_agents=3),
+                       lambda: KitchenVectorEnv(3, level="kitchen/open-divider_salad"),
+                       "num_agents='3', this env has num_agents='2'"),
+}
+
+
+def played_env(make):
+    envs = make()
+    envs.reset(seed=[4, 5, 6])
+    play(envs, 5, seed=1)
+    return envs
+
+
+@pytest.mark.parametrize("case", OTHER_RULES)
+def test_a_state_of_other_rules_is_refused_naming_both(case, tmp_path):
+    saved_env, other_env, named = OTHER_RULES[case]
+    state = played_env(saved_env).state_dict()
+    envs = played_env(other_env)
+    before = envs.state_dict()
+    path = tmp_path / "other.npz"
+    np.savez(path, **state)
+    for load in (lambda: envs.load_state_dict(state), lambda: load_checkpoint(envs, path),
+                 lambda: envs.load_state_dict(np.load(path))):
+        with pytest.raises(InvalidStateError, match="state is of other rules") as e:
+            load()
+        assert e.value.field == "rules"
+        assert named in str(e.value)
+        assert states_equal(envs.state_dict(), before)
+
+
+def test_the_rules_travel_in_every_saved_form(tmp_path):
+    envs = played_env(OTHER_RULES["nav-actions"][0])
+    expected = envs.rules_signature()
+    assert expected["actions"] == "1d_horizontal" and expected["level_digest"]
+    save_checkpoint(envs, tmp_path / "a.ckpt")
+    np.savez(tmp_path / "b.npz", **envs.state_dict())
+    for path in (tmp_path / "a.ckpt", tmp_path / "b.npz"):
+        with np.load(path) as saved:
+            assert json.loads(str(saved["rules"])) == expected
+    copy = pickle.loads(pickle.dumps(envs))
+    assert copy.rules_signature() == expected
+    assert_same_rollouts(rollout(copy), rollout(envs))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_rules_are_the_level_and_the_settings_declared_rules(family):
+    envs = make_vec(family)
+    signature = envs.rules_signature()
+    rules = [key for key, setting in envs.SETTINGS.items() if setting.rules]
+    assert list(signature) == ["level", *(["level_digest"] if envs.state.RULE_TABLES else []), *rules]
+    assert all(isinstance(v, str) for v in signature.values())
+    # Settings of what is shown are not rules: the state of one observation loads into another.
+    assert not {"obs_type", "render_mode", "num_threads", "copy", "max_steps"} & set(rules)
+
+
+def test_an_alias_of_a_setting_is_the_same_rule():
+    a = NavVectorEnv(2, world_map=MAP_A, actions="2d_discrete")
+    b = NavVectorEnv(2, world_map=MAP_A, actions="1d_discrete")
+    a.reset(seed=1)
+    b.load_state_dict(a.state_dict())
+
+
+def test_a_state_of_version_1_loads_without_rules_and_one_of_version_2_needs_them(tmp_path):
+    envs = played("minigrid")
+    state = envs.state_dict()
+    older = {k: v for k, v in state.items() if k != "rules"}
+    np.savez(tmp_path / "v1.npz", **{**older, "format_version": 1})
+    fresh = make_vec("minigrid")
+    load_checkpoint(fresh, tmp_path / "v1.npz")  # written before the rules were recorded
+    assert states_equal(fresh.state_dict(), state)
+    np.savez(tmp_path / "v2.npz", **older)
+    with pytest.raises(InvalidStateError, match="format version 2 is missing 'rules'") as e:
+        load_checkpoint(fresh, tmp_path / "v2.npz")
+    assert e.value.field == "rules"
+
+
+@pytest.mark.parametrize("rules", ["not json", "[1, 2]", '{"level": 3}', "[" * 10000, "1" * 5000, 7,
+                                   np.array(["a", "b"])])
+def test_rules_that_do_not_read_are_refused(rules):
+    envs = played("nav")
+    before = envs.state_dict()
+    with pytest.raises(InvalidStateError) as e:
+        envs.load_state_dict({**before, "rules": rules})
+    assert e.value.field == "rules"
+    assert states_equal(envs.state_dict(), before)
+
+
 # ---------------------------------------------------------------- the private copy
 
 
@@ -284,6 +407,43 @@ def test_load_state_dict_writes_the_copy_it_checked(source, tmp_path):
     np.testing.assert_array_equal(envs.state.ep_return, expected)
     assert (envs.state.agent_cell != 0).all()
     envs.step(envs.action_space.sample())
+
+
+# ---------------------------------------------------------------- observations are derived
+
+
+def garbage_like(obs: np.ndarray) -> np.ndarray:
+    """Observations no state gives: 200 everywhere (MiniGrid has 11 object ids, nav's coordinates are small)."""
+    return np.full_like(obs, 200)
+
+
+@pytest.mark.parametrize("case", sorted(STATE_CASES))
+def test_a_loaded_state_observes_its_world_not_the_saved_observations(case):
+    envs = make_case(case)
+    saved = envs.state_dict()
+    crafted = {**saved, "obs": garbage_like(saved["obs"])}
+    other = STATE_CASES[case]()
+    other.load_state_dict(crafted)
+    # What a fresh observe of the same state gives: the observations of the env that was saved.
+    np.testing.assert_array_equal(other.state_dict()["obs"], saved["obs"])
+    for row in range(envs.num_envs):
+        np.testing.assert_array_equal(obs_array(other.row_obs(row)), obs_array(envs.row_obs(row)))
+    # And they stay so as both play on (a view a step leaves as it is keeps the observed one).
+    play(envs, 8, seed=11)
+    play(other, 8, seed=11)
+    assert states_equal(other.state_dict(), envs.state_dict())
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_checkpoint_with_crafted_observations_loads_the_observations_of_its_world(family, tmp_path):
+    envs = played(family)
+    saved = envs.state_dict()
+    path = tmp_path / "crafted.npz"
+    np.savez(path, **{**saved, "obs": garbage_like(saved["obs"])})
+    fresh = make_vec(family)
+    load_checkpoint(fresh, path)
+    assert states_equal(fresh.state_dict(), saved)
+    assert_same_rollouts(rollout(fresh), rollout(envs))
 
 
 # ---------------------------------------------------------------- properties

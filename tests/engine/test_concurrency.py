@@ -204,6 +204,7 @@ def test_the_lock_is_neither_pickled_nor_copied():
 # Public methods that read neither the kernel nor the state arrays (specs and constant tables).
 LOCK_FREE = {
     "discrete_action_spec", "continuous_action_spec", "text_action_spec", "event_spec", "compiled_level",
+    "level_name",  # the compiled level's name
     "try_read_property", "try_write_property", "try_list_property",  # they call the locked methods
     "observation_space", "action_space",  # the PettingZoo wrapper's cached spaces
     "single_obs",  # reads its argument alone (an output the caller holds)

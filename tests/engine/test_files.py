@@ -96,3 +96,70 @@ def test_partial_write_replaces_the_partial_of_an_earlier_run(tmp_path):
         f.write("new\n")
     assert os.listdir(tmp_path) == ["rows.csv"] and path.read_text() == "new\n"
     assert partial_path(path) == f"{path}.partial"
+
+
+# --------------------------------------------------------------------------- links and modes
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def _write_whole(path, text: str):
+    with atomic_write(path, encoding="utf-8") as f:
+        f.write(text)
+
+
+def _write_partial(path, text: str):
+    with partial_write(path, encoding="utf-8") as f:
+        f.write(text)
+
+
+WRITERS = [pytest.param(_write_whole, id="atomic_write"), pytest.param(_write_partial, id="partial_write")]
+
+
+@pytest.mark.parametrize("write", WRITERS)
+def test_a_write_through_a_symbolic_link_updates_its_target_and_keeps_the_link(tmp_path, write):
+    (tmp_path / "runs").mkdir()
+    target = tmp_path / "runs" / "latest.csv"
+    target.write_text("old\n")
+    link = tmp_path / "current.csv"
+    link.symlink_to(os.path.join("runs", "latest.csv"))  # relative, as links usually are
+    write(link, "new\n")
+    assert link.is_symlink() and os.readlink(link) == os.path.join("runs", "latest.csv")
+    assert target.read_text() == "new\n"
+    assert sorted(os.listdir(tmp_path)) == ["current.csv", "runs"] and os.listdir(tmp_path / "runs") == ["latest.csv"]
+
+
+@pytest.mark.parametrize("write", WRITERS)
+def test_a_write_through_a_dangling_link_creates_its_target(tmp_path, write):
+    link = tmp_path / "out.csv"
+    link.symlink_to(tmp_path / "made.csv")
+    write(link, "new\n")
+    assert link.is_symlink() and (tmp_path / "made.csv").read_text() == "new\n"
+
+
+@pytest.mark.parametrize("write", WRITERS)
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o604, 0o444], ids=oct)
+def test_a_replaced_file_keeps_its_mode(tmp_path, write, mode):
+    path = tmp_path / "secret.csv"
+    path.write_text("old\n")
+    os.chmod(path, mode)
+    old = os.umask(0o022)
+    try:
+        write(path, "new\n")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "new\n"
+    assert _mode(path) == mode
+
+
+@pytest.mark.parametrize("write", WRITERS)
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664), (0o027, 0o640)])
+def test_a_new_file_gets_the_mode_the_umask_gives(tmp_path, write, umask, mode):
+    old = os.umask(umask)
+    try:
+        write(tmp_path / "new.csv", "x\n")
+    finally:
+        os.umask(old)
+    assert _mode(tmp_path / "new.csv") == mode

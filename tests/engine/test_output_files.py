@@ -9,6 +9,7 @@ neither imageio nor pillow.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import types
 
@@ -201,3 +202,56 @@ def test_cli_render_that_fails_keeps_the_good_gif(tmp_path, failing_media):
         main(["render", NAV, "--max-steps", "3", "--out", str(out)])
     assert out.read_bytes() == b"the good render"
     assert os.listdir(tmp_path) == ["episode.gif"]
+
+
+# --------------------------------------------------------------------------- links and modes
+
+
+def _save_checkpoint(path):
+    envs = gridsim.make("nav/room2_small", 2)
+    envs.reset(seed=0)
+    gridsim.save_checkpoint(envs, path)
+
+
+def _save_agent(path):
+    torch_agent = pytest.importorskip("gridsim.tools.torch_agent")
+    envs = gridsim.make("nav/room2_small", 2)
+    agent = torch_agent.Agent(torch_agent.ObsEncoder.from_env(envs), envs.single_action_space, 4)
+    torch_agent.save_agent(path, agent)
+
+
+def _write_png(path):
+    pytest.importorskip("PIL")
+    write_frames(path, [np.zeros((4, 4, 3), np.uint8)])
+
+
+def _sweep_when_done(path):
+    table = SweepResult()
+    with table.csv_when_done(path):  # streamed through a partial file
+        table.add("a", NAV, known_result())
+
+
+FILE_WRITERS = {
+    "checkpoint": (".ckpt", _save_checkpoint),
+    "eval_csv": (".csv", lambda path: known_result().to_csv(path)),
+    "sweep_csv": (".csv", _sweep_when_done),
+    "agent": (".pt", _save_agent),
+    "png": (".png", _write_png),
+}
+
+
+@pytest.mark.parametrize("writer", FILE_WRITERS)
+def test_every_writer_follows_a_symbolic_link_and_keeps_the_files_mode(tmp_path, writer):
+    suffix, write = FILE_WRITERS[writer]
+    (tmp_path / "store").mkdir()
+    target = tmp_path / "store" / f"kept{suffix}"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o600)
+    link = tmp_path / f"latest{suffix}"
+    link.symlink_to(target)
+    write(link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() != b"old"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+    assert sorted(os.listdir(tmp_path)) == sorted([link.name, "store"])
+    assert os.listdir(tmp_path / "store") == [target.name]

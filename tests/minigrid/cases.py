@@ -92,7 +92,7 @@ BAD_FIELD_VALUES = {
     # An unseen object in a cell, a wall carried, a second mission of a one-mission id, an even PCG64 increment.
     "minigrid-doorkey": {"grid": (0, 0), "agent": (2, 4), "carrying": (0, 2), "step_count": (0, -1),
                          "mission": (0, 1), "bitgen": (3, 2), "obs_dir": (0, 4), "obs_mission": (0, -1),
-                         "final_dir": (0, -1), "final_mission": (0, 1), "stat_success": (0, 2)},
+                         "stat_success": (0, 2)},
     # A box's contents in a wall, contents carried with nothing, more balls than the task slots hold.
     "minigrid-obstacles": {"grid": (3, 41), "carrying": (3, 41), "task": (0, 10)},
 }

@@ -70,8 +70,7 @@ PROPERTY_WRITES = [("state.timer", "2", 0), ("settings.exclude_solved_starts", "
 # State case -> field -> (index of the bad entry within world 1's block, a value the validator refuses).
 BAD_FIELD_VALUES = {
     "roboman-tasks": {"record": (0, 7), "timer": (0, -1), "task_slot": (0, 3), "action_mask": (0, 2),
-                      "final_action_mask": (0, -1), "stat_success": (0, 2), "obs": (0, math.nan),
-                      "final_obs": (0, math.inf)},
+                      "stat_success": (0, 2), "obs": (0, math.nan)},
 }
 
 # (state case, a change of a get_state() snapshot with a bad value, the field the error names)
