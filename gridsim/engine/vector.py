@@ -300,7 +300,7 @@ class GridVectorEnv(VectorEnv):
     # gridsim._core kernel, both replaced by a _Closed that refuses every access on close()).
     state: Any
     kernel: Any
-    autoreset_mode: AutoresetMode
+    _autoreset_mode: AutoresetMode
     copy: bool
     mixer_seed: int
     max_episode_steps: int | None
@@ -383,7 +383,7 @@ class GridVectorEnv(VectorEnv):
         if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in render_modes):
             raise InvalidArgumentError(f"render_mode must be one of {list(render_modes)} or None, got {render_mode!r}")
         self.num_envs = int(num_envs)
-        self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
+        self._autoreset_mode = parse_autoreset_mode(autoreset_mode)
         self.render_mode = render_mode
         self.copy = as_flag(copy, "copy")
         self.mixer_seed = int(mixer_seed)
@@ -410,6 +410,19 @@ class GridVectorEnv(VectorEnv):
         # batch of them, step() hands the kernel a fresh array to write into instead of copying its buffer.
         self._fresh_obs = False
         self._obs_external = False  # the kernel currently writes into such a fresh array
+
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """Gymnasium's autoreset mode of the batch, fixed at construction (``autoreset_mode=``)."""
+        return self._autoreset_mode
+
+    @autoreset_mode.setter
+    @synchronized
+    def autoreset_mode(self, value) -> None:
+        # The kernel, the infos and the buffers (final observations exist under SAME_STEP alone)
+        # all follow the mode the env was made with.
+        raise InvalidArgumentError(f"autoreset_mode is fixed when the env is made (it is {self._autoreset_mode.name}):"
+                                   f" make a new env with autoreset_mode={brief(value)}")
 
     @property
     def num_threads(self) -> int:

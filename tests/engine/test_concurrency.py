@@ -212,7 +212,7 @@ LOCK_FREE = {
 
 
 # Properties whose getter reads a constant of the env (the setter, if any, still takes the lock).
-LOCK_FREE_GETTERS = {"row_units", "unwrapped_vector", "num_threads"}
+LOCK_FREE_GETTERS = {"row_units", "unwrapped_vector", "num_threads", "autoreset_mode"}
 
 
 def _unlocked(name: str, member) -> bool:

@@ -1212,3 +1212,17 @@ def test_registered_vector_entry_point_builds_nav_vector_env():
     assert type(envs) is NavVectorEnv and isinstance(envs, gridsim.GridVectorEnv)
     assert envs.num_envs == 3 and envs.max_episode_steps == 100
     envs.close()
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep", "Disabled"])
+def test_the_autoreset_mode_is_fixed_at_construction(mode):
+    # The kernel, the infos and the buffers (final observations under SAME_STEP alone) follow the
+    # mode the env was made with: changing the attribute afterwards would break them apart.
+    envs = gridsim.make("nav/room1_small", 2, autoreset_mode=mode)
+    for how in (lambda v: setattr(envs, "autoreset_mode", v), lambda v: envs.set_attr("autoreset_mode", v)):
+        with pytest.raises(gridsim.InvalidArgumentError, match="autoreset_mode is fixed when the env is made"):
+            how(gym.vector.AutoresetMode.SAME_STEP)
+    assert envs.autoreset_mode == gym.vector.AutoresetMode(mode)
+    assert envs.metadata["autoreset_mode"] == envs.autoreset_mode
+    envs.reset(seed=0)
+    envs.step(np.zeros(2, np.int64))
