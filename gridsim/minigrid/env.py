@@ -18,7 +18,7 @@ from gridsim.engine.settings import COMMON_SETTINGS, Setting, accepts_settings, 
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
-from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
+from gridsim.errors import InvalidActionError, InvalidArgumentError, InvalidStateError, KernelError
 from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
@@ -493,10 +493,11 @@ class MinigridEnv(SingleEnvView):
         if isinstance(action, bool) or not isinstance(action, (numbers.Integral, np.integer)):
             a = np.asarray(action)
             if a.shape != () or a.dtype.kind not in "iu":
-                from gridsim.errors import InvalidActionError
-
                 raise InvalidActionError(f"action must be an integer scalar for {self.action_space}, got {action!r}")
-        self._actions[0] = action
+        try:
+            self._actions[0] = action
+        except OverflowError:  # beyond int64 (2**63 and up, below -2**63)
+            raise InvalidActionError(f"action {action!r} is out of range for {self.action_space}") from None
         obs, reward, term, trunc, _ = self._vec.step(self._actions)
         if self.render_mode == "human":
             self.render()

@@ -9,11 +9,13 @@ and in the other engine tests. Actions are random valid actions from the env's o
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from engine.state_digest import digest
 from family_cases import (
     CASES,
     FAMILY_IDS,
@@ -29,6 +31,7 @@ from family_cases import (
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
+import gridsim
 from gridsim.families import FAMILIES
 from gridsim.lab2d import PropertyAttribute
 
@@ -234,6 +237,34 @@ def test_single_env_set_state_returns_the_observation_as_step_does(family, env_i
     if isinstance(obs, dict):  # the same keys in the same order, of the same types
         assert list(again) == list(obs) and [type(v) for v in again.values()] == [type(v) for v in obs.values()]
     np.testing.assert_array_equal(obs_array(again), obs_array(obs))
+    env.close()
+
+
+# Integer actions that int64, the action buffer's type, cannot hold: each must be refused as out of range.
+BEYOND_INT64 = [2**63, np.uint64(2**63), np.uint64(2**64 - 1), 2**64, -(2**63) - 1, 10**30]
+FIRST_IDS = [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()]
+
+
+@pytest.mark.parametrize("env_id", FIRST_IDS)
+@pytest.mark.parametrize("value", BEYOND_INT64, ids=repr)
+def test_single_env_refuses_actions_beyond_int64_naming_them_before_anything_changes(env_id, value):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=3)
+    before = digest(env.unwrapped_vector.state_dict())
+    space = env.action_space
+    if isinstance(space, gym.spaces.Discrete):
+        action = value
+    else:  # one component out of range: an array of the value's type, or a list
+        action = np.zeros(space.shape, np.uint64) if isinstance(value, np.uint64) else [0] * space.shape[0]
+        action[0] = value
+    with pytest.raises(gridsim.InvalidActionError) as caught:
+        env.step(action)
+    if isinstance(space, gym.spaces.Discrete) and "integer scalar" not in str(caught.value):
+        # Named as given, not as the negative number int64 would wrap it to.
+        assert re.search(rf"(?<![-\d]){int(value)}(?!\d)", str(caught.value)), str(caught.value)
+    elif isinstance(value, np.uint64):
+        assert not re.search(r"-\d", str(caught.value)), str(caught.value)
+    assert digest(env.unwrapped_vector.state_dict()) == before
     env.close()
 
 
