@@ -24,6 +24,7 @@ from family_cases import (
     family_tests,
     ids_by_family,
     make_vec,
+    merged,
     obs_array,
     rollout,
     sample_actions,
@@ -266,6 +267,42 @@ def test_single_env_refuses_actions_beyond_int64_naming_them_before_anything_cha
         assert not re.search(r"-\d", str(caught.value)), str(caught.value)
     assert digest(env.unwrapped_vector.state_dict()) == before
     env.close()
+
+
+STATE_CASES = merged("STATE_CASES")
+
+
+def rows_of(envs, worlds) -> np.ndarray:
+    """The rows that play ``worlds`` (a row is a world, or one of a kitchen's agents)."""
+    return np.flatnonzero(np.isin(envs.row_units, worlds))
+
+
+def assert_steps_refused_naming(envs, actions, rows):
+    before = digest(envs.state_dict())
+    with pytest.raises(gym.error.ResetNeeded) as caught:
+        envs.step(actions)
+    assert f"(envs {', '.join(map(str, rows))})" in str(caught.value), str(caught.value)
+    assert digest(envs.state_dict()) == before
+
+
+@pytest.mark.parametrize("case", STATE_CASES)
+def test_rows_never_given_a_world_refuse_to_step_until_they_have_one(case):
+    donor, envs = STATE_CASES[case](), STATE_CASES[case]()
+    donor.reset(seed=1)
+    actions = sample_actions(envs, 1, 0)[0]
+    last = envs.state.num_units - 1
+    envs.set_state(donor.get_state(0), 0)  # world 0 given a state; the others never reset
+    assert envs.has_world.tolist() == [True] + [False] * last and not envs.started
+    assert_steps_refused_naming(envs, actions, rows_of(envs, range(1, last + 1)))
+    envs.reset(options={"reset_mask": np.isin(envs.row_units, [last])})
+    if last > 1:  # the worlds between still have none
+        assert_steps_refused_naming(envs, actions, rows_of(envs, range(1, last)))
+        envs.start(seed=4, index=rows_of(envs, range(1, last)).tolist())
+    assert envs.has_world.all() and envs.started
+    envs.step(actions)
+    fresh = STATE_CASES[case]()  # a masked first reset leaves the others without a world too
+    fresh.reset(seed=2, options={"reset_mask": np.isin(fresh.row_units, [0])})
+    assert_steps_refused_naming(fresh, actions, rows_of(fresh, range(1, last + 1)))
 
 
 # ------------------------------------------------------------------------------ state dicts
