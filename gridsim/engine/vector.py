@@ -32,6 +32,7 @@ from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
     EnvIndexError,
+    ForkedEnvError,
     InvalidActionError,
     InvalidArgumentError,
     KernelError,
@@ -319,6 +320,7 @@ class GridVectorEnv(VectorEnv):
     _may_step: bool  # every world has one (reset, started or given a state), and the env is open
     _has_world: np.ndarray  # (U,) bool: which worlds were reset, started or given a state
     _lock: threading.RLock  # held by every call that reads or writes the kernel or the state
+    _lost_in_fork = False  # another thread was in a call on it when this process forked (ForkedEnvError)
     _num_threads: int
     _num_threads_setting: int | str
     _fresh_obs: bool
@@ -354,7 +356,7 @@ class GridVectorEnv(VectorEnv):
         """A new env with its lock, before ``__init__`` (which sets the first guarded attributes)."""
         self = super().__new__(cls)
         # Not an attribute a pickle or copy carries (__reduce__ names what they take): every env has its own.
-        self._lock = new_lock()
+        self._lock = new_lock(self)
         # Its parts, which hold its lock too (a copy builds its own).
         self.state_io = StateIO(self, self._lock)
         self.renderer = Renderer(self, self._lock)
@@ -727,9 +729,11 @@ class GridVectorEnv(VectorEnv):
 
     @synchronized
     def check_open(self) -> None:
-        """Raise :class:`gridsim.ClosedEnvError` if the env is closed."""
+        """Raise :class:`gridsim.ClosedEnvError` if the env is closed (``ForkedEnvError`` if a fork took it)."""
         if self.closed:
             raise ClosedEnvError(_closed_message(self))
+        if self._lost_in_fork:
+            raise ForkedEnvError(_forked_message(self))
 
     @synchronized
     def row_index(self, index: int) -> int:
@@ -858,14 +862,35 @@ class GridVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         """Close the render window, if any, and release the kernel and the state."""
         self.renderer.close()
-        # Every later method call raises ClosedEnvError: the methods that check nothing
-        # themselves reach the state or the kernel, which now refuse every access.
+        self._refuse_calls(ClosedEnvError, _closed_message(self))
+
+    def _refuse_calls(self, error: type[ClosedEnvError], message: str) -> None:
+        """Release the kernel and the state: every later method call raises ``error``.
+
+        The methods that check nothing themselves reach the state or the kernel, whose stand-ins
+        refuse every access; ``step`` finds it may not step and asks :meth:`check_open` why.
+        """
         self._may_step = False
         if "state" in self.__dict__:
-            self.state = _Closed(self)
+            self.state = _Closed(error, message)
         if "kernel" in self.__dict__:
-            self.kernel = _Closed(self)
+            self.kernel = _Closed(error, message)
         self._step_by_dtype = {}
+
+    def _forked_mid_call(self, lock: threading.RLock) -> None:
+        """In a forked child, when another thread was in a call on this env at the fork: refuse every call.
+
+        That thread is gone and its call stopped half done, so the state may be half written; the
+        env's lock, which it held, would stay held forever. The env and its parts take ``lock``, a
+        new one, and every later call raises :class:`gridsim.ForkedEnvError` (``close()`` works).
+        Run by ``gridsim.engine.locking`` after the fork, with no other thread in the process.
+        """
+        held = self._lock
+        for holder in (self, *vars(self).values()):
+            if isinstance(holder, (GridVectorEnv, Part)) and holder._lock is held:
+                holder._lock = lock
+        self._lost_in_fork = True
+        self._refuse_calls(ForkedEnvError, _forked_message(self))
 
     # ---------------------------------------------------------- pickle / copy
 
@@ -923,19 +948,25 @@ def _closed_message(env) -> str:
     return f"{type(env).__name__} is closed: create a new env"
 
 
+def _forked_message(env) -> str:
+    return (f"this {type(env).__name__} was in a call on another thread when the process forked: in this "
+            "process that call stopped half done, so the env refuses every call; create a new env here")
+
+
 class _Closed:
-    """Stands in for a closed env's state and kernel: every access raises ClosedEnvError."""
+    """Stands in for the state and kernel of an env that refuses calls: every access raises its error."""
 
-    __slots__ = ("_message",)
+    __slots__ = ("_error", "_message")
 
-    def __init__(self, env):
-        object.__setattr__(self, "_message", _closed_message(env))
+    def __init__(self, error: type[ClosedEnvError], message: str):
+        object.__setattr__(self, "_error", error)
+        object.__setattr__(self, "_message", message)
 
     def __getattr__(self, name):
-        raise ClosedEnvError(self._message)
+        raise self._error(self._message)
 
     def __setattr__(self, name, value):
-        raise ClosedEnvError(self._message)
+        raise self._error(self._message)
 
 
 def _restore_vector_env(cls, init_args: dict, state: dict, attrs: dict):
