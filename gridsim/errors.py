@@ -9,7 +9,9 @@ builtin exception people already catch for that kind of mistake, as numpy's and 
   space; :class:`PolicyError` is one returned by a policy given to :func:`gridsim.evaluate`.
 - :class:`InvalidStateError` (``ValueError``): a state given to ``set_state``,
   ``load_state_dict`` or a state property that breaks the family's invariants.
-- :class:`ClosedEnvError` (``RuntimeError``): a method called after ``close()``.
+- :class:`ClosedEnvError` (``RuntimeError``): a method called after ``close()``;
+  :class:`ForkedEnvError` is one called in a forked child on an env that another thread of the
+  parent was in a call on at the fork.
 - :class:`KernelError` (``RuntimeError``): the kernel reported an error code for one env.
 - :class:`InvalidArgumentError` (``ValueError``) and :class:`ArgumentTypeError` (``TypeError``): a
   constructor argument, keyword argument or option with a bad value or of the wrong type.
@@ -30,6 +32,7 @@ __all__ = [
     "ArgumentTypeError",
     "ClosedEnvError",
     "EnvIndexError",
+    "ForkedEnvError",
     "GridSimError",
     "InvalidActionError",
     "InvalidArgumentError",
@@ -170,6 +173,17 @@ class ClosedEnvError(GridSimError, RuntimeError):
 
     It is a ``RuntimeError``. Only ``close()`` itself, which
     is idempotent, and plain attributes (spaces, ``num_envs``) stay usable.
+    """
+
+
+class ForkedEnvError(ClosedEnvError):
+    """A method was called, in a forked child, on an env another thread was in a call on at the fork.
+
+    The child has only the thread that forked: the call the other thread was making stopped
+    half done, and the env's state may be half written, so in the child the env refuses every
+    call as a closed one does (it is a :class:`ClosedEnvError`, a ``RuntimeError``); in the
+    parent it goes on as before. Create a new env in the child, or fork when no other thread is
+    in a call on it. The other envs work in the child as they did.
     """
 
 

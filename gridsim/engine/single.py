@@ -11,7 +11,7 @@ import numpy as np
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import internal_arguments, refuse_private_arguments
 from gridsim.engine.vector import GridVectorEnv, batch_action_masks
-from gridsim.errors import ArgumentTypeError
+from gridsim.errors import ArgumentTypeError, InvalidActionError
 
 
 class SingleEnvView(gym.Env):
@@ -77,25 +77,22 @@ class SingleEnvView(gym.Env):
         a = np.asarray(int(action) if isinstance(action, bool) else action)
         if isinstance(self.action_space, gym.spaces.Discrete):
             if a.shape != () or a.dtype.kind not in "iu":
-                from gridsim.errors import InvalidActionError
-
                 raise InvalidActionError(
                     f"action must be an integer scalar for {self.action_space}, got {action!r}"
                 )
-            self._actions[0] = a
         else:
             if a.shape != self.action_space.shape:
-                from gridsim.errors import InvalidActionError
-
                 raise InvalidActionError(
                     f"action must have shape {self.action_space.shape}, got {a.shape}"
                 )
             if isinstance(self.action_space, gym.spaces.MultiDiscrete) and a.dtype.kind not in "iu":
-                from gridsim.errors import InvalidActionError
-
                 # Assigning into the int64 buffer would truncate floats silently.
                 raise InvalidActionError(f"action must have an integer dtype for {self.action_space}, got {a.dtype}")
-            self._actions[0] = a
+        if a.dtype.kind == "u" and self._actions.dtype.kind == "i" and a.size and \
+                a.max() > np.iinfo(self._actions.dtype).max:
+            # The int64 buffer would wrap it to a negative action, which the kernel reports as another value.
+            raise InvalidActionError(f"action {action!r} is out of range for {self.action_space}")
+        self._actions[0] = a
         obs, reward, term, trunc, infos = self._vec.step(self._actions)
         if self.render_mode == "human":
             self.render()

@@ -12,6 +12,8 @@ each saved field    its own          ``BatchState.DYNAMIC``: the family's arrays
                                      bits, then the high 64 bits (``seed = lo | hi << 64``; seeds
                                      are below 2**128); (0, 0) where ``has_seed`` is False
 ``has_seed``        bool (U,)        False for a world that was never seeded (its seed is None)
+``has_world``       bool (U,)        False for a world never reset, started or given a state (it
+                                     cannot step); earlier versions have none: every world has one
 ``num_envs``        int              N
 ``max_steps``       int              the step limit of the next episodes (a written setting)
 ``format_version``  int              :data:`FORMAT_VERSION`

@@ -40,7 +40,7 @@ class StateIO(Part[Any]):
     """The state I/O of a vector env (``env.state_io``): state dicts and the checked write of one world.
 
     It uses the env's public interface: ``state``, ``kernel``, ``num_envs``, ``check_open``,
-    ``sync_obs``, ``commit``, ``row_obs``, and the family's ``STATE_LABELS``, ``EVENT_SPECS`` and
+    ``has_world``, ``sync_obs``, ``commit``, ``row_obs``, and the family's ``STATE_LABELS``, ``EVENT_SPECS`` and
     ``state_class_names``.
     """
 
@@ -50,7 +50,8 @@ class StateIO(Part[Any]):
 
         The keys and their meaning are the format of ``gridsim.engine.statefile``: every saved
         field of the state, ``seeds`` (uint64 (U, 2): each world's seed as its low and high 64
-        bits) with ``has_seed`` (bool (U,): False where a world was never seeded), ``num_envs``,
+        bits) with ``has_seed`` (bool (U,): False where a world was never seeded), ``has_world``
+        (bool (U,): False where a world was never reset, started or given a state), ``num_envs``,
         ``max_steps``, ``format_version``, ``env_class`` and ``rules`` (the env's
         ``rules_signature()`` as JSON text). ``numpy.savez`` writes it without pickling;
         :func:`gridsim.save_checkpoint` writes it to a file atomically.
@@ -61,6 +62,7 @@ class StateIO(Part[Any]):
         env.sync_obs()
         out: dict[str, Any] = {name: getattr(st, name).copy() for name in st.DYNAMIC}
         out["seeds"], out["has_seed"] = encode_seeds(st.seeds)
+        out["has_world"] = env.has_world
         out["num_envs"] = env.num_envs
         out["max_steps"] = int(env.kernel.max_steps)  # the limit of the next episodes (a written setting)
         out["format_version"] = FORMAT_VERSION
@@ -77,7 +79,8 @@ class StateIO(Part[Any]):
         an ``NpzFile`` is read without unpickling anything, even one opened with
         ``allow_pickle=True``: each entry's header is checked before its data is read, and an
         entry of Python objects is refused. ``seeds`` may also be a list of ints and None, one
-        per world (the form of earlier versions; ``has_seed`` is then not read).
+        per world (the form of earlier versions; ``has_seed`` is then not read). Without
+        ``has_world`` (a state of an earlier version) every world is taken to have one.
 
         Every value is copied once; the copy is checked against the family's invariants and is
         what gets written, so a state that normal play cannot reach changes nothing, and
@@ -102,14 +105,18 @@ class StateIO(Part[Any]):
             dst = getattr(st, name)
             arrays[name] = source.array(name, dst.shape, dst.dtype)
         seeds = self._loaded_seeds(source)
+        worlds = self._flags(source, "has_world") if "has_world" in source else None
         max_steps = None
         if "max_steps" in source:
             max_steps = self._checked_max_steps(source.scalar("max_steps", "iu", "an integer"))
         self.check(st.view(source=arrays))
-        self._commit_loaded(arrays, seeds, max_steps)
+        self._commit_loaded(arrays, seeds, max_steps, worlds)
 
-    def _commit_loaded(self, arrays: Mapping[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None):
+    def _commit_loaded(self, arrays: Mapping[str, np.ndarray], seeds: list | np.ndarray, max_steps: int | None,
+                       worlds: np.ndarray | None):
         """Write a state :meth:`load_state_dict` has checked (its own copies): the fields, seeds, step limit.
+
+        ``worlds`` is the state's ``has_world`` (None: every world has one).
 
         The values are put into private arrays first; then the env's ``commit`` writes them all,
         with no Python bytecode in between, so a ``KeyboardInterrupt`` leaves the old state or
@@ -127,7 +134,7 @@ class StateIO(Part[Any]):
         # Observations are derived state: observed from the loaded worlds, never taken from the
         # saved ones (a kernel that keeps a row whose view did not change would return them on).
         calls += [(env.kernel.sync_outputs, ()), (env.kernel.observe, ())]
-        env.commit(writes, calls)
+        env.commit(writes, calls, worlds=worlds)
 
     def _check_origin(self, source: StateSource):
         """A state's ``format_version``, ``env_class``, ``num_envs`` and ``rules`` (earlier dicts lack some)."""
@@ -201,7 +208,7 @@ class StateIO(Part[Any]):
         ``commit`` of the env's (all or nothing, also under ``KeyboardInterrupt``): the view is
         written, the world's pending events are cleared, the ``after_write`` calls run
         (compiled ``(function, args)``: nav redraws a fixed-reward table for a new key),
-        every row's observation is rewritten from the state and the batch may step.
+        every row's observation is rewritten from the state, and the world may step.
         Returns row ``row``'s observation, as ``step`` returns it.
         """
         env = self.env
@@ -210,7 +217,9 @@ class StateIO(Part[Any]):
         writes = st.unit_writes(view)
         if hasattr(st, "event_count"):  # a state write starts from no pending events
             writes.append((st.event_count, np.array([unit], np.intp), np.zeros(1, st.event_count.dtype)))
-        env.commit(writes, [*after_write, (env.kernel.observe, ())])  # a valid place to step from
+        worlds = env.has_world
+        worlds[unit] = True  # a valid place to step from
+        env.commit(writes, [*after_write, (env.kernel.observe, ())], worlds=worlds)
         return env.row_obs(row)
 
     # ------------------------------------------------------------ loaded values
@@ -226,19 +235,25 @@ class StateIO(Part[Any]):
             if not (isinstance(value, np.ndarray) and value.ndim == 2):  # a list of ints and None
                 return self._checked_seeds(value)
         words = source.array("seeds", (U, 2), np.dtype(np.uint64))
-        has_seed = source.array("has_seed", (U,), np.dtype(np.bool_))
+        has_seed = self._flags(source, "has_seed")
         rows = env.num_envs // U
-        bad = np.flatnonzero(has_seed.view(np.uint8) > 1)
-        if len(bad):
-            raise InvalidStateError(
-                f"state field 'has_seed' of env {bad[0] * rows}: byte {has_seed.view(np.uint8)[bad[0]]}; "
-                "allowed: True or False", field="has_seed", env=int(bad[0]) * rows)
         bad = np.flatnonzero(~has_seed & (words != 0).any(axis=1))
         if len(bad):
             raise InvalidStateError(
                 f"state field 'seeds' of env {bad[0] * rows}: {words[bad[0]].tolist()}; allowed: [0, 0] "
                 "where has_seed is False", field="seeds", env=int(bad[0]) * rows)
         return decode_seeds(words, has_seed)
+
+    def _flags(self, source: StateSource, name: str) -> np.ndarray:
+        """A state's bool (U,) entry ``name``, each byte a real True or False."""
+        env = self.env
+        flags = source.array(name, (env.state.num_units,), np.dtype(np.bool_))
+        bad = np.flatnonzero(flags.view(np.uint8) > 1)
+        if len(bad):
+            row = int(bad[0]) * (env.num_envs // env.state.num_units)
+            raise InvalidStateError(f"state field {name!r} of env {row}: byte {flags.view(np.uint8)[bad[0]]}; "
+                                    "allowed: True or False", field=name, env=row)
+        return flags
 
     def _checked_seeds(self, seeds) -> list:
         """A state's ``seeds`` in the form of earlier versions: one per world, each None or an int in 0..2**128 - 1."""

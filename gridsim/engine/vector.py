@@ -32,6 +32,7 @@ from gridsim.errors import (
     ArgumentTypeError,
     ClosedEnvError,
     EnvIndexError,
+    ForkedEnvError,
     InvalidActionError,
     InvalidArgumentError,
     KernelError,
@@ -270,6 +271,12 @@ class GridVectorEnv(VectorEnv):
     rows. ``s + i`` overlaps between nearby base seeds (``seed=0`` row 1 equals
     ``seed=1`` row 0): use well-separated base seeds or lists. Seeds are below ``2**128``.
 
+    A row steps once its world was reset, started (``start``) or given a state (``set_state``,
+    ``load_state_dict``): until every row's was, ``step`` raises Gymnasium's ``ResetNeeded``
+    naming the rows that have none, as it does before the first reset (a masked first reset, or
+    ``set_state`` of one row of a batch never reset, leaves the others without a world;
+    :attr:`has_world` says which have one).
+
     Threads: calls on one env from several threads run one at a time, each whole (the
     env's lock, ``gridsim.engine.locking``); calls on different envs run in parallel.
     State writes (``reset``, ``load_state_dict``, ``set_state``, property writes) happen
@@ -310,8 +317,10 @@ class GridVectorEnv(VectorEnv):
     max_events_per_step: int
     info_events: bool
     kernel_autoreset: int
-    _was_reset: bool
+    _may_step: bool  # every world has one (reset, started or given a state), and the env is open
+    _has_world: np.ndarray  # (U,) bool: which worlds were reset, started or given a state
     _lock: threading.RLock  # held by every call that reads or writes the kernel or the state
+    _lost_in_fork = False  # another thread was in a call on it when this process forked (ForkedEnvError)
     _num_threads: int
     _num_threads_setting: int | str
     _fresh_obs: bool
@@ -347,7 +356,7 @@ class GridVectorEnv(VectorEnv):
         """A new env with its lock, before ``__init__`` (which sets the first guarded attributes)."""
         self = super().__new__(cls)
         # Not an attribute a pickle or copy carries (__reduce__ names what they take): every env has its own.
-        self._lock = new_lock()
+        self._lock = new_lock(self)
         # Its parts, which hold its lock too (a copy builds its own).
         self.state_io = StateIO(self, self._lock)
         self.renderer = Renderer(self, self._lock)
@@ -405,7 +414,7 @@ class GridVectorEnv(VectorEnv):
             "render_modes": list(render_modes),
             "render_fps": render_fps,
         }
-        self._was_reset = False
+        self._may_step = False
         # With copy=True, a kernel that rewrites every row's observation on every step and a large
         # batch of them, step() hands the kernel a fresh array to write into instead of copying its buffer.
         self._fresh_obs = False
@@ -457,6 +466,7 @@ class GridVectorEnv(VectorEnv):
         self._fresh_obs = self.copy and self.obs_rewritten_every_step and self.state.obs.nbytes > FRESH_OBS_MIN_BYTES
         self._obs_layout = (self.state.obs.shape, self.state.obs.dtype)  # of the fresh arrays step() fills
         self._all_rows = np.ones(self.num_envs, np.bool_)
+        self._has_world = np.zeros(self.state.num_units, np.bool_)
         k = self.kernel
         space = self.single_action_space
         if isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete)):
@@ -496,7 +506,8 @@ class GridVectorEnv(VectorEnv):
         writes += seed_writes
         calls = self._seeding_calls(int(seed)) if isinstance(seed, numbers.Integral) else []
         calls.append((self.kernel.reset, (unit_mask.view(np.uint8),)))
-        self.commit(writes, calls)  # all or nothing, also under KeyboardInterrupt; rows not reset keep their obs
+        # All or nothing, also under KeyboardInterrupt; rows not reset keep their obs (and their world, if any).
+        self.commit(writes, calls, worlds=self._has_world | unit_mask)
         obs = self._output(self.state.obs)
         return obs, self._reset_infos(mask)
 
@@ -577,9 +588,9 @@ class GridVectorEnv(VectorEnv):
         lock = self._lock
         lock.acquire()
         try:
-            if not self._was_reset:  # also False once closed
+            if not self._may_step:  # also False once closed
                 self.check_open()
-                raise gym.error.ResetNeeded("call reset() before step()")
+                raise gym.error.ResetNeeded(self._reset_needed_message())
             st = self.state
             if self._fresh_obs:
                 obs = np.empty(*self._obs_layout)
@@ -731,9 +742,11 @@ class GridVectorEnv(VectorEnv):
 
     @synchronized
     def check_open(self) -> None:
-        """Raise :class:`gridsim.ClosedEnvError` if the env is closed."""
+        """Raise :class:`gridsim.ClosedEnvError` if the env is closed (``ForkedEnvError`` if a fork took it)."""
         if self.closed:
             raise ClosedEnvError(_closed_message(self))
+        if self._lost_in_fork:
+            raise ForkedEnvError(_forked_message(self))
 
     @synchronized
     def row_index(self, index: int) -> int:
@@ -750,8 +763,14 @@ class GridVectorEnv(VectorEnv):
     @property
     @synchronized
     def started(self) -> bool:
-        """Whether the batch may step: it was reset, started or given a state, and is not closed."""
-        return self._was_reset
+        """Whether the batch may step: every world was reset, started or given a state, and it is not closed."""
+        return self._may_step
+
+    @property
+    @synchronized
+    def has_world(self) -> np.ndarray:
+        """(U,) bool, a copy: which worlds were reset, started or given a state (the others cannot step)."""
+        return self._has_world.copy()
 
     @property
     @synchronized
@@ -772,15 +791,29 @@ class GridVectorEnv(VectorEnv):
             self._obs_external = False
 
     @synchronized
-    def commit(self, writes: list, calls: Sequence[tuple[Callable[..., Any], tuple]] = ()) -> None:
-        """Write ``writes`` and make ``calls`` all at once (``gridsim._core.commit``); the batch may step after it.
+    def commit(self, writes: list, calls: Sequence[tuple[Callable[..., Any], tuple]] = (),
+               worlds: np.ndarray | None = None) -> None:
+        """Write ``writes`` and make ``calls`` all at once (``gridsim._core.commit``).
 
         Every state write ends here (a reset, a start, a loaded or injected state): also under
         ``KeyboardInterrupt`` the batch is all old or all new. ``calls`` are compiled ``(function,
-        args)`` pairs, so that no Python line runs between the writes.
+        args)`` pairs, so that no Python line runs between the writes. ``worlds`` (bool (U,)) says
+        which worlds hold a world after the write (None: every one, as after a full reset); the
+        batch may step once every world does.
         """
         self.sync_obs()
-        _core.commit(writes, [*calls, (setattr, (self, "_was_reset", True))])
+        has_world = np.ones_like(self._has_world) if worlds is None else np.array(worlds, np.bool_)
+        _core.commit([*writes, (self._has_world, has_world)],
+                     [*calls, (setattr, (self, "_may_step", bool(has_world.all())))])
+
+    def _reset_needed_message(self) -> str:
+        """Why ``step`` refuses an open batch: no world, or the rows whose worlds were never given one."""
+        missing = np.flatnonzero(~self._has_world[self.row_units])
+        if len(missing) == self.num_envs:
+            return "call reset() before step()"
+        shown = ", ".join(map(str, missing[:8].tolist())) + (", ..." if len(missing) > 8 else "")
+        return (f"{len(missing)} of {self.num_envs} envs were never reset, started or given a state "
+                f"(envs {shown}): reset them, e.g. reset(options={{'reset_mask': mask}}), before step()")
 
     @synchronized
     def row_obs(self, row: int):
@@ -873,20 +906,41 @@ class GridVectorEnv(VectorEnv):
     def close_extras(self, **kwargs):
         """Close the render window, if any, and release the kernel and the state."""
         self.renderer.close()
-        # Every later method call raises ClosedEnvError: the methods that check nothing
-        # themselves reach the state or the kernel, which now refuse every access.
-        self._was_reset = False
+        self._refuse_calls(ClosedEnvError, _closed_message(self))
+
+    def _refuse_calls(self, error: type[ClosedEnvError], message: str) -> None:
+        """Release the kernel and the state: every later method call raises ``error``.
+
+        The methods that check nothing themselves reach the state or the kernel, whose stand-ins
+        refuse every access; ``step`` finds it may not step and asks :meth:`check_open` why.
+        """
+        self._may_step = False
         if "state" in self.__dict__:
-            self.state = _Closed(self)
+            self.state = _Closed(error, message)
         if "kernel" in self.__dict__:
-            self.kernel = _Closed(self)
+            self.kernel = _Closed(error, message)
         self._step_by_dtype = {}
+
+    def _forked_mid_call(self, lock: threading.RLock) -> None:
+        """In a forked child, when another thread was in a call on this env at the fork: refuse every call.
+
+        That thread is gone and its call stopped half done, so the state may be half written; the
+        env's lock, which it held, would stay held forever. The env and its parts take ``lock``, a
+        new one, and every later call raises :class:`gridsim.ForkedEnvError` (``close()`` works).
+        Run by ``gridsim.engine.locking`` after the fork, with no other thread in the process.
+        """
+        held = self._lock
+        for holder in (self, *vars(self).values()):
+            if isinstance(holder, (GridVectorEnv, Part)) and holder._lock is held:
+                holder._lock = lock
+        self._lost_in_fork = True
+        self._refuse_calls(ForkedEnvError, _forked_message(self))
 
     # ---------------------------------------------------------- pickle / copy
 
     # Attributes set after construction that a copy takes over as they are.
     _PICKLED_ATTRS = ("level_def", "level_values", "level_source", "max_episode_steps", "_np_random",
-                      "_np_random_seed", "action_space", "single_action_space", "_was_reset")
+                      "_np_random_seed", "action_space", "single_action_space")
 
     @synchronized
     def __reduce__(self):
@@ -938,19 +992,25 @@ def _closed_message(env) -> str:
     return f"{type(env).__name__} is closed: create a new env"
 
 
+def _forked_message(env) -> str:
+    return (f"this {type(env).__name__} was in a call on another thread when the process forked: in this "
+            "process that call stopped half done, so the env refuses every call; create a new env here")
+
+
 class _Closed:
-    """Stands in for a closed env's state and kernel: every access raises ClosedEnvError."""
+    """Stands in for the state and kernel of an env that refuses calls: every access raises its error."""
 
-    __slots__ = ("_message",)
+    __slots__ = ("_error", "_message")
 
-    def __init__(self, env):
-        object.__setattr__(self, "_message", _closed_message(env))
+    def __init__(self, error: type[ClosedEnvError], message: str):
+        object.__setattr__(self, "_error", error)
+        object.__setattr__(self, "_message", message)
 
     def __getattr__(self, name):
-        raise ClosedEnvError(self._message)
+        raise self._error(self._message)
 
     def __setattr__(self, name, value):
-        raise ClosedEnvError(self._message)
+        raise self._error(self._message)
 
 
 def _restore_vector_env(cls, init_args: dict, state: dict, attrs: dict):
@@ -960,10 +1020,8 @@ def _restore_vector_env(cls, init_args: dict, state: dict, attrs: dict):
     with internal_arguments():  # init_args holds the private ones gridsim passed (_continue_past_end)
         env = cls(**init_args)
     num_threads = attrs.pop("num_threads", None)
-    was_reset = attrs.pop("_was_reset", True)
-    env.load_state_dict(state)
+    env.load_state_dict(state)  # which worlds it has too (has_world)
     env.__dict__.update(attrs)
     if num_threads is not None:
         env.num_threads = num_threads
-    env._was_reset = was_reset
     return env

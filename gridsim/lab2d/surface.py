@@ -54,7 +54,7 @@ class LevelApi(Part[E]):
     """The level API of ``docs/levels.md`` over one vector env (``env.level_api``).
 
     It uses the env's public interface (``check_open``, ``row_index``, ``row_units``,
-    ``started``, ``sync_obs``, ``commit``, ``seed_writes``, ``step_without_autoreset``,
+    ``started``, ``has_world``, ``sync_obs``, ``commit``, ``seed_writes``, ``step_without_autoreset``,
     ``state_io``, ``num_threads_setting``), its state and kernel, and what the family and the
     level declare (``SETTINGS``, ``EVENT_SPECS``, ``level_def``, ``level_source``, ``level_values``).
     A family's subclass adds its observations, action components and properties.
@@ -217,7 +217,8 @@ class LevelApi(Part[E]):
         units = np.flatnonzero(unit_mask)
         episode_dtype = env.state.episode.dtype
         writes.append((env.state.episode, units, np.full(len(units), episode, episode_dtype)))  # ... then this one
-        env.commit(writes, [(env.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),))])
+        env.commit(writes, [(env.kernel.reset, (np.ascontiguousarray(unit_mask).view(np.uint8),))],
+                   worlds=env.has_world | unit_mask)
 
     @synchronized
     def advance(self, discrete=None, continuous=None, text=None) -> tuple[np.ndarray, np.ndarray]:

@@ -595,7 +595,10 @@ cdef class MinigridKernel(FieldViews):
         inside = 0 <= fx < w.W and 0 <= fy < w.H
         if inside:
             fc = cell_at(&w, fx, fy)
-        else:  # never in a registered id (the agent is walled in); a wall, as the view shows it
+        else:
+            # Outside the grid: the agent stands in a door of the outer wall, facing out (GoToDoor's
+            # doors, opened and walked into). Minigrid's step raises AssertionError there, whatever the
+            # action; here the outside is a wall, as the view shows it (docs/minigrid.md, "Differences found").
             wall[0] = OBJ_WALL
             wall[1] = C_GREY
             wall[2] = 0

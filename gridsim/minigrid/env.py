@@ -14,11 +14,11 @@ import gridsim.minigrid._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
 from gridsim.engine.locking import synchronized
-from gridsim.engine.settings import COMMON_SETTINGS, Setting, accepts_settings, check_choice, check_max_steps
+from gridsim.engine.settings import COMMON_SETTINGS, Setting, accepts_settings, as_flag, check_choice, check_max_steps
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
 from gridsim.engine.vector import GridVectorEnv
-from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError
+from gridsim.errors import InvalidActionError, InvalidArgumentError, InvalidStateError, KernelError
 from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
@@ -84,7 +84,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     In a dict, ``direction`` is (N,) int64 and ``mission`` a tuple of N strings.
 
     ``image[i, j]`` is view column i, view row j (far to near), ``(object, colour, state)`` in
-    Minigrid's tables. ``agent_view_size`` (V, odd, 3..31; default 7) sets the view. The RGB
+    Minigrid's tables. ``agent_view_size`` (V, odd, 3..31; default 7) sets the view, and
+    ``see_through_walls`` whether it shows every cell in range (None: the id's, as in Minigrid). The RGB
     observations are pictures (rows, columns, RGB), pixel for pixel Minigrid's, of
     ``tile_size`` (ts, 1..64; default 8, as the wrappers') pixels per cell: the view as the
     agent sees it (facing up, unseen cells empty), or the world with the cells the agent
@@ -107,7 +108,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     ## Arguments
 
     ``num_envs`` (N), ``env_name`` (a Minigrid id such as ``"MiniGrid-DoorKey-8x8-v0"``), ``obs_type``,
-    ``agent_view_size``, ``tile_size``, ``mission_format``. ``render()`` (``rgb_array``) draws
+    ``agent_view_size``, ``see_through_walls``, ``tile_size``, ``mission_format``
+    (``gridsim.minigrid.interop.env_kwargs_of`` gives those of a live Minigrid env). ``render()`` (``rgb_array``) draws
     each env as Minigrid's ``render()`` does, 32 pixels per cell.
 
     {settings}
@@ -135,6 +137,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     obs_rewritten_every_step = False
     env_name: str  # the Minigrid id
     agent_view_size: int
+    see_through_walls: bool
     mission_format: str
     _dict_obs: bool  # the observation is Minigrid's dict (obs_type "dict" or "full")
 
@@ -147,6 +150,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         "env_name": Setting(str, "MiniGrid-Empty-8x8-v0", doc="the Minigrid id"),
         "obs_type": Setting(tuple(OBS_TYPES), "dict", doc="Gymnasium observation"),
         "agent_view_size": Setting(int, 7, doc="side of the agent's view (odd, 3..31)"),
+        "see_through_walls": Setting(bool, None, optional=True,
+                                     doc="the view shows every cell in range, walls or not (none: the id's)"),
         "tile_size": Setting(int, 8, doc=f"pixels per cell of the rgb observations (1..{MAX_TILE_SIZE})"),
         "mission_format": Setting(MISSION_FORMATS, "str", doc="missions as strings or as indices"),
     }
@@ -159,6 +164,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         env_name: str = "MiniGrid-Empty-8x8-v0",
         obs_type: str = "dict",
         agent_view_size: int = 7,
+        see_through_walls: bool | None = None,
         tile_size: int = 8,
         mission_format: str = "str",
         max_episode_steps: int | None = None,
@@ -186,11 +192,14 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         self.env_name = self.spec_row.name
         self.obs_type = obs_type
         self.agent_view_size = int(agent_view_size)
+        self.see_through_walls = self.spec_row.see_through_walls if see_through_walls is None else \
+            as_flag(see_through_walls, "see_through_walls")
         self.tile_size = int(tile_size)
         self.mission_format = mission_format
         self.missions: tuple[str, ...] = self.spec_row.missions
         kind, self._dict_obs = OBS_TYPES[obs_type]
-        config = {**self.spec_row.config, "view": self.agent_view_size}
+        config = {**self.spec_row.config, "view": self.agent_view_size,
+                  "see_through_walls": int(self.see_through_walls)}
         self.state = MinigridState(self.num_envs, config, obs_kind=kind, autoreset_mode=self.kernel_autoreset,
                                    max_steps=self.max_episode_steps, events=self.record_events,
                                    max_events=self.max_events_per_step, tile_size=self.tile_size)
@@ -336,10 +345,13 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         """Inject a state in the format of :meth:`get_state` (missing keys keep their values).
 
         The episode continues from it: the generator, the grid, the agent, what it carries and
-        the step count. Returns ``(obs, {})``.
+        the step count. A state of ``gridsim.minigrid.interop.state_of`` also has ``env_kwargs``,
+        the Minigrid env's id and settings, which must be this env's (the episode takes its step
+        limit). Returns ``(obs, {})``.
 
         Raises:
-            InvalidStateError: a value of the wrong type, shape or range (nothing is changed).
+            InvalidStateError: a value of the wrong type, shape or range, or ``env_kwargs`` other
+                than this env's (nothing is changed).
         """
         self.check_open()
         i = self.row_index(index)
@@ -364,7 +376,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         """
         spec = self.spec_row
         px = check_cell_px(cell_px, 32, spec.height, spec.width)
-        return render_full(self.get_state(index), px, self.agent_view_size, spec.see_through_walls)
+        return render_full(self.get_state(index), px, self.agent_view_size, self.see_through_walls)
 
     @synchronized
     def render_text(self, index: int = 0) -> str:
@@ -400,9 +412,11 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
     if not isinstance(state, Mapping):
         raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
     unknown = set(state) - {"grid", "contents", "agent_pos", "agent_dir", "carrying", "carrying_contents",
-                            "step_count", "mission", "task", "bit_generator"}
+                            "step_count", "mission", "task", "bit_generator", "env_kwargs"}
     if unknown:
         raise InvalidStateError(f"unknown state keys {sorted(unknown)}", env=i)
+    if "env_kwargs" in state:
+        _check_env_kwargs(v, state["env_kwargs"], i, env)
     W, H = env.spec_row.width, env.spec_row.height
     if "grid" in state:
         grid = np.asarray(state["grid"])
@@ -466,6 +480,26 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
             v["reseed"][0] = False
 
 
+def _check_env_kwargs(v: StateView, kwargs: Any, i: int, env: MinigridVectorEnv):
+    """A state's ``env_kwargs`` (``interop.state_of``'s) against this env's own; the episode takes its step limit.
+
+    The state of a Minigrid env of another id or other settings would play on otherwise here.
+    """
+    own = {"env_name": env.env_name, "agent_view_size": env.agent_view_size,
+           "max_episode_steps": int(env.kernel.max_steps), "see_through_walls": env.see_through_walls}
+    if not isinstance(kwargs, Mapping) or not set(kwargs) <= set(own):
+        raise InvalidStateError(f"state['env_kwargs'] must be a dict of some of {sorted(own)} "
+                                f"(interop.env_kwargs_of), got {brief(kwargs)}", field="env_kwargs", env=i)
+    differ = {key: value for key, value in kwargs.items() if value != own[key]}
+    if differ:
+        raise InvalidStateError(
+            f"the state is of a Minigrid env with {differ}, where this env has "
+            f"{ {key: own[key] for key in differ} }: it would play on otherwise here; make the env with "
+            "gridsim.minigrid.interop.env_kwargs_of(minigrid_env)", field="env_kwargs", env=i)
+    if "max_episode_steps" in kwargs:  # this episode's limit too (a written max_steps applies from the next)
+        v.put_int("ep_max_steps", kwargs["max_episode_steps"])
+
+
 def _sequence_of(value: Any, length: int | None) -> bool:
     """A tuple, list or 1-d array (of ``length`` items, None: any number)."""
     if isinstance(value, np.ndarray):
@@ -501,10 +535,11 @@ class MinigridEnv(SingleEnvView):
         if isinstance(action, bool) or not isinstance(action, (numbers.Integral, np.integer)):
             a = np.asarray(action)
             if a.shape != () or a.dtype.kind not in "iu":
-                from gridsim.errors import InvalidActionError
-
                 raise InvalidActionError(f"action must be an integer scalar for {self.action_space}, got {action!r}")
-        self._actions[0] = action
+        try:
+            self._actions[0] = action
+        except OverflowError:  # beyond int64 (2**63 and up, below -2**63)
+            raise InvalidActionError(f"action {action!r} is out of range for {self.action_space}") from None
         obs, reward, term, trunc, _ = self._vec.step(self._actions)
         if self.render_mode == "human":
             self.render()

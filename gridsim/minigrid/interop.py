@@ -1,10 +1,14 @@
-"""A live Farama Minigrid env as a gridsim state: :func:`state_of`.
+"""A live Farama Minigrid env as a gridsim state: :func:`state_of`, and the env to put it in: :func:`env_kwargs_of`.
 
 ``state_of(env)`` reads a Minigrid env mid-episode (grid, agent, carried object, step
 count, mission, generator and the id's own episode data) into the dict that
 :meth:`gridsim.minigrid.env.MinigridVectorEnv.set_state` and
 :meth:`gridsim.minigrid.env.MinigridEnv.set_state` take, so that a gridsim env continues that
-episode, and every later one, exactly as the Minigrid env does.
+episode, and every later one, exactly as the Minigrid env does. That takes a gridsim env made
+with the Minigrid env's id and settings (its view size, step limit and ``see_through_walls``):
+``env_kwargs_of(env)`` gives them as keyword arguments, and ``set_state`` refuses a state of an
+env whose settings differ from its own. What gridsim cannot hold (a box in a box that holds
+something, a door in a box that is not open) is refused, never dropped.
 
 The env is only read through its attributes (``grid``, ``agent_pos``, ``agent_dir``,
 ``carrying``, ``step_count``, ``mission``, ``np_random`` and, per id, ``obstacles``,
@@ -16,7 +20,7 @@ Example:
     >>> import minigrid  # doctest: +SKIP
     >>> ref = gym.make("MiniGrid-DoorKey-8x8-v0")  # doctest: +SKIP
     >>> _ = ref.reset(seed=0)  # doctest: +SKIP
-    >>> env = gym.make("gridsim/MiniGrid-DoorKey-8x8-v0")  # doctest: +SKIP
+    >>> env = gym.make("gridsim/MiniGrid-DoorKey-8x8-v0", **env_kwargs_of(ref))  # doctest: +SKIP
     >>> obs, info = env.unwrapped.set_state(state_of(ref))  # doctest: +SKIP
 """
 
@@ -28,19 +32,44 @@ from typing import Any
 import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
-from gridsim.minigrid.ids import COLOR_NAMES
+from gridsim.errors import InvalidArgumentError
+from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, REFERENCE_IDS
 
-__all__ = ["contents_code", "state_of", "task_of"]
+__all__ = ["contents_code", "env_kwargs_of", "state_of", "task_of"]
 
 OBJECT_TO_IDX = {name: int(v) for name, v in _kernel.MINIGRID_OBJECTS.items()}
 COLOR_TO_IDX = {name: k for k, name in enumerate(COLOR_NAMES)}
 
 
-def contents_code(obj: Any) -> int:
-    """A box's contents as the kernel stores them: 0 for none, else ``1 + object * 8 + colour``."""
+def contents_code(obj: Any, where: str = "a box") -> int:
+    """A box's contents as the kernel stores them: 0 for none, else ``1 + object * 8 + colour``.
+
+    Opening the box puts down a fresh object of that type and colour, so only what that
+    recreates is accepted: an empty box, an open door, any other object gridsim has.
+
+    Args:
+        obj: the box's ``contains`` (None: nothing).
+        where: the box, for messages (``"the box at (3, 4)"``).
+
+    Raises:
+        InvalidArgumentError: ``obj`` is not one of those (a box that holds something, a
+            closed or locked door, an object or colour gridsim does not have).
+    """
     if obj is None:
         return 0
-    return 1 + OBJECT_TO_IDX[obj.type] * 8 + COLOR_TO_IDX[obj.color]
+    kind, color = str(getattr(obj, "type", None)), str(getattr(obj, "color", None))
+    if not OBJECT_TO_IDX["wall"] <= OBJECT_TO_IDX.get(kind, -1) <= OBJECT_TO_IDX["lava"] or color not in COLOR_TO_IDX:
+        raise InvalidArgumentError(f"{where} holds a {color} {kind}, which gridsim cannot put in a box")
+    if kind == "box" and obj.contains is not None:
+        raise InvalidArgumentError(
+            f"{where} holds a {color} box that holds a {obj.contains.color} {obj.contains.type}: gridsim keeps "
+            "one object in a box, so a box in a box must be empty")
+    if kind == "door" and not obj.is_open:
+        state = "locked" if obj.is_locked else "closed"
+        raise InvalidArgumentError(
+            f"{where} holds a {state} {color} door: gridsim keeps the object and colour in a box, and a door "
+            "that comes out of one is open")
+    return 1 + OBJECT_TO_IDX[kind] * 8 + COLOR_TO_IDX[color]
 
 
 def _pair(pos: Any) -> tuple[int, int]:
@@ -91,7 +120,40 @@ def _door_pos(u: Any, door: Any) -> tuple[int, int]:
     for k, obj in enumerate(u.grid.grid):
         if obj is door:
             return k % width, k // width
-    raise ValueError("the door is not in the grid")
+    raise InvalidArgumentError("the door is not in the grid")
+
+
+def env_kwargs_of(env: Any) -> dict[str, Any]:
+    """The keyword arguments of a gridsim MiniGrid env that plays as the Minigrid env ``env`` does.
+
+    ``MinigridVectorEnv(num_envs, **kwargs)``, ``MinigridEnv(**kwargs)`` and
+    ``gym.make("gridsim/" + env.spec.id, **kwargs)`` then continue its states (:func:`state_of`)
+    and start its next episodes as it does.
+
+    Args:
+        env: a Minigrid env (``gym.make("MiniGrid-...")`` or its ``unwrapped``), read only.
+
+    Returns:
+        ``agent_view_size``, ``max_episode_steps`` (Minigrid's ``max_steps``: the step limit and
+        the reward's scale), ``see_through_walls`` and, where the env was made from an id
+        (``env.spec``), that id as ``env_name``.
+
+    Raises:
+        InvalidArgumentError: the env was made from an id that gridsim does not play.
+    """
+    u = getattr(env, "unwrapped", env)
+    out: dict[str, Any] = {}
+    spec = getattr(u, "spec", None)
+    env_id = getattr(spec, "id", None)
+    if env_id is not None:
+        if env_id not in REFERENCE_IDS:
+            raise InvalidArgumentError(
+                f"the env is Minigrid's {env_id!r}, which gridsim does not play (it has {len(MINIGRID_IDS)} ids: "
+                "`gridsim list minigrid`)")
+        out["env_name"] = env_id
+    out.update(agent_view_size=int(u.agent_view_size), max_episode_steps=int(u.max_steps),
+               see_through_walls=bool(u.see_through_walls))
+    return out
 
 
 def state_of(env: Any) -> dict[str, Any]:
@@ -104,10 +166,14 @@ def state_of(env: Any) -> dict[str, Any]:
         ``get_state()``'s format: ``grid`` (W, H, 3) uint8 (``grid.encode()``), ``contents``
         (W, H) uint8, ``agent_pos``, ``agent_dir``, ``carrying`` (its encoding or None),
         ``carrying_contents``, ``step_count``, ``mission``, ``task`` (:func:`task_of`, zero-padded
-        to every slot) and ``bit_generator`` (a copy of ``np_random.bit_generator.state``).
+        to every slot) and ``bit_generator`` (a copy of ``np_random.bit_generator.state``); and
+        ``env_kwargs`` (:func:`env_kwargs_of`), which ``set_state`` checks against the env's own.
 
     Raises:
-        ValueError: the env's generator is not numpy's PCG64, or its task data does not fit.
+        InvalidArgumentError: (a ``ValueError``) something gridsim cannot hold: a box that holds
+            a box that holds something, or a door that is not open (:func:`contents_code`, also
+            for the carried box); a generator other than numpy's PCG64; task data that does not
+            fit; an id gridsim does not play. The message names it.
     """
     u = getattr(env, "unwrapped", env)
     grid = u.grid
@@ -118,23 +184,26 @@ def state_of(env: Any) -> dict[str, Any]:
         cells = [grid.get(x, y) for y in range(H) for x in range(W)]
     for k, obj in enumerate(cells):
         if obj is not None and obj.type == "box":
-            contents[k % W, k // W] = contents_code(obj.contains)
+            contents[k % W, k // W] = contents_code(obj.contains, f"the box at ({k % W}, {k // W})")
     carried = u.carrying
+    carried_box = carried is not None and carried.type == "box"
+    carrying_contents = contents_code(carried.contains, "the box carried") if carried_box else 0
     task = task_of(u)
     if len(task) > _kernel.MINIGRID_TASK_SLOTS:
-        raise ValueError(f"{len(task)} task values; the kernel keeps {_kernel.MINIGRID_TASK_SLOTS}")
+        raise InvalidArgumentError(f"{len(task)} task values; the kernel keeps {_kernel.MINIGRID_TASK_SLOTS}")
     bit_generator = copy.deepcopy(u.np_random.bit_generator.state)
     if bit_generator.get("bit_generator") != "PCG64":
-        raise ValueError(f"the env draws from {bit_generator.get('bit_generator')!r}, not numpy's PCG64")
+        raise InvalidArgumentError(f"the env draws from {bit_generator.get('bit_generator')!r}, not numpy's PCG64")
     return {
         "grid": np.ascontiguousarray(np.asarray(grid.encode(), dtype=np.uint8)),
         "contents": contents,
         "agent_pos": _pair(u.agent_pos),
         "agent_dir": int(u.agent_dir),
         "carrying": None if carried is None else tuple(int(v) for v in carried.encode()),
-        "carrying_contents": contents_code(carried.contains) if carried is not None and carried.type == "box" else 0,
+        "carrying_contents": carrying_contents,
         "step_count": int(u.step_count),
         "mission": str(u.mission),
         "task": task + (0,) * (_kernel.MINIGRID_TASK_SLOTS - len(task)),
         "bit_generator": bit_generator,
+        "env_kwargs": env_kwargs_of(u),
     }

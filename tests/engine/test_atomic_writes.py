@@ -61,7 +61,7 @@ def snapshot(envs) -> str:
     """The batch's state, generators and the settings a property write changes (roboman's pair too)."""
     settings = (envs.max_episode_steps, getattr(envs, "exclude_solved_starts", None),
                 getattr(envs.kernel, "exclude_solved", None))
-    return digest((envs.state_dict(), rngs(envs), settings, envs._was_reset))
+    return digest((envs.state_dict(), rngs(envs), settings, envs._may_step))
 
 
 def check_all_or_nothing(envs, call, restore):

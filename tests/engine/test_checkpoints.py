@@ -9,6 +9,7 @@ changes; ``load_state_dict`` writes the copy it checked, whatever the caller's a
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -18,6 +19,7 @@ import time
 import tracemalloc
 import zipfile
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from engine.family_cases import merged, obs_array
@@ -130,6 +132,26 @@ def test_seeds_are_two_words_and_a_mask_none_included():
     assert fresh.state.seeds.tolist() == [2**128 - 1, None, 2**64]
 
 
+def test_the_worlds_never_given_one_stay_so_through_checkpoints_copies_and_earlier_states(tmp_path):
+    envs = make_vec("nav")
+    envs.reset(seed=1, options={"reset_mask": np.array([True, False, True])})  # env 1 has no world
+    saved = envs.state_dict()
+    assert saved["has_world"].tolist() == [True, False, True]
+    save_checkpoint(envs, tmp_path / "c.npz")
+    copies = [copy.deepcopy(envs), pickle.loads(pickle.dumps(envs)), make_vec("nav"), make_vec("nav")]
+    copies[2].load_state_dict(saved)
+    load_checkpoint(copies[3], tmp_path / "c.npz")
+    actions = np.zeros(3, np.int64)
+    for c in copies:
+        assert c.has_world.tolist() == [True, False, True]
+        with pytest.raises(gym.error.ResetNeeded, match=r"\(envs 1\)"):
+            c.step(actions)
+    earlier = {k: v for k, v in saved.items() if k != "has_world"}  # a state of an earlier version
+    copies[2].load_state_dict(earlier)
+    assert copies[2].has_world.all()
+    copies[2].step(actions)
+
+
 def test_a_fortran_order_entry_loads_like_a_c_order_one(tmp_path):
     envs = played("nav")
     state = envs.state_dict()
@@ -210,6 +232,8 @@ def test_a_header_claiming_a_huge_array_is_refused_before_allocating(tmp_path):
     ({"env_class": "SomeOtherVectorEnv"}, "env_class"), ({"format_version": 3}, "format_version"),
     ({"num_envs": 4}, "num_envs"), ({"has_seed": np.array([1, 2, 0], np.uint8).view(np.bool_)}, "has_seed"),
     ({"has_seed": np.zeros(3, np.bool_)}, "seeds"),  # words without a seed must be zero
+    ({"has_world": np.array([1, 0, 9], np.uint8).view(np.bool_)}, "has_world"),
+    ({"has_world": np.ones(4, np.bool_)}, "has_world"),
     ({"max_steps": np.float64(3)}, "max_steps"), ({"env_class": np.array(["NavVectorEnv"] * 2)}, "env_class"),
 ])
 def test_a_checkpoint_that_does_not_fit_is_refused_and_changes_nothing(change, field, tmp_path):

@@ -16,6 +16,7 @@ from gridsim import errors
         (gridsim.PolicyError, ValueError),
         (gridsim.InvalidStateError, ValueError),
         (gridsim.ClosedEnvError, RuntimeError),
+        (gridsim.ForkedEnvError, gridsim.ClosedEnvError),
         (gridsim.KernelError, RuntimeError),
     ],
 )

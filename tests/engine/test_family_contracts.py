@@ -10,12 +10,14 @@ and in the other engine tests. Actions are random valid actions from the env's o
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from engine.state_digest import digest
 from family_cases import (
     CASES,
     EVERY_ID_CASES,
@@ -28,6 +30,7 @@ from family_cases import (
     family_tests,
     ids_by_family,
     make_vec,
+    merged,
     missing_cases,
     obs_array,
     rollout,
@@ -37,6 +40,7 @@ from family_cases import (
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
+import gridsim
 from gridsim.families import FAMILIES
 from gridsim.lab2d import PropertyAttribute
 
@@ -262,6 +266,70 @@ def test_single_env_set_state_returns_the_observation_as_step_does(family, env_i
         assert list(again) == list(obs) and [type(v) for v in again.values()] == [type(v) for v in obs.values()]
     np.testing.assert_array_equal(obs_array(again), obs_array(obs))
     env.close()
+
+
+# Integer actions that int64, the action buffer's type, cannot hold: each must be refused as out of range.
+BEYOND_INT64 = [2**63, np.uint64(2**63), np.uint64(2**64 - 1), 2**64, -(2**63) - 1, 10**30]
+FIRST_IDS = [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()]
+
+
+@pytest.mark.parametrize("env_id", FIRST_IDS)
+@pytest.mark.parametrize("value", BEYOND_INT64, ids=repr)
+def test_single_env_refuses_actions_beyond_int64_naming_them_before_anything_changes(env_id, value):
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=3)
+    before = digest(env.unwrapped_vector.state_dict())
+    space = env.action_space
+    if isinstance(space, gym.spaces.Discrete):
+        action = value
+    else:  # one component out of range: an array of the value's type, or a list
+        action = np.zeros(space.shape, np.uint64) if isinstance(value, np.uint64) else [0] * space.shape[0]
+        action[0] = value
+    with pytest.raises(gridsim.InvalidActionError) as caught:
+        env.step(action)
+    if isinstance(space, gym.spaces.Discrete) and "integer scalar" not in str(caught.value):
+        # Named as given, not as the negative number int64 would wrap it to.
+        assert re.search(rf"(?<![-\d]){int(value)}(?!\d)", str(caught.value)), str(caught.value)
+    elif isinstance(value, np.uint64):
+        assert not re.search(r"-\d", str(caught.value)), str(caught.value)
+    assert digest(env.unwrapped_vector.state_dict()) == before
+    env.close()
+
+
+STATE_CASES = merged("STATE_CASES")
+
+
+def rows_of(envs, worlds) -> np.ndarray:
+    """The rows that play ``worlds`` (a row is a world, or one of a kitchen's agents)."""
+    return np.flatnonzero(np.isin(envs.row_units, worlds))
+
+
+def assert_steps_refused_naming(envs, actions, rows):
+    before = digest(envs.state_dict())
+    with pytest.raises(gym.error.ResetNeeded) as caught:
+        envs.step(actions)
+    assert f"(envs {', '.join(map(str, rows))})" in str(caught.value), str(caught.value)
+    assert digest(envs.state_dict()) == before
+
+
+@pytest.mark.parametrize("case", STATE_CASES)
+def test_rows_never_given_a_world_refuse_to_step_until_they_have_one(case):
+    donor, envs = STATE_CASES[case](), STATE_CASES[case]()
+    donor.reset(seed=1)
+    actions = sample_actions(envs, 1, 0)[0]
+    last = envs.state.num_units - 1
+    envs.set_state(donor.get_state(0), 0)  # world 0 given a state; the others never reset
+    assert envs.has_world.tolist() == [True] + [False] * last and not envs.started
+    assert_steps_refused_naming(envs, actions, rows_of(envs, range(1, last + 1)))
+    envs.reset(options={"reset_mask": np.isin(envs.row_units, [last])})
+    if last > 1:  # the worlds between still have none
+        assert_steps_refused_naming(envs, actions, rows_of(envs, range(1, last)))
+        envs.start(seed=4, index=rows_of(envs, range(1, last)).tolist())
+    assert envs.has_world.all() and envs.started
+    envs.step(actions)
+    fresh = STATE_CASES[case]()  # a masked first reset leaves the others without a world too
+    fresh.reset(seed=2, options={"reset_mask": np.isin(fresh.row_units, [0])})
+    assert_steps_refused_naming(fresh, actions, rows_of(fresh, range(1, last + 1)))
 
 
 # ------------------------------------------------------------------------------ state dicts

@@ -200,6 +200,39 @@ def test_fetch_a_wrong_object_ends_unrewarded_and_goes_on_ending():
     assert _step_both(ref, ours, [LEFT, DONE], name) == [(0.0, True), (0.0, True)]
 
 
+def test_go_to_door_facing_out_of_an_outer_door_steps_on_where_minigrid_raises():
+    # GoToDoor's doors are in the outer wall: opened (the episode ends; single envs step on) and
+    # walked into, they leave the agent facing out of the grid. Minigrid's step then raises for
+    # every action; gridsim takes the outside for a wall (docs/minigrid.md, "Differences found").
+    name = "MiniGrid-GoToDoor-5x5-v0"  # the room is the whole grid: every door is in its border
+    ref, ours = _imported_pair(name, 0)
+    u = ref.unwrapped
+    x = next(x for x in range(u.width) if u.grid.get(x, 0) is not None and u.grid.get(x, 0).type == "door")
+    u.agent_pos, u.agent_dir = (x, 1), 3  # under the door in the top wall, facing it
+    ours.set_state(state_of(ref))
+    assert _step_both(ref, ours, [TOGGLE, FORWARD], name) == [(0.0, True), (0.0, False)]
+    assert ours.get_state()["agent_pos"] == (x, 0)
+    for a in range(7):
+        with pytest.raises(AssertionError):
+            ref.step(a)
+    u.step_count -= 7  # each refused step was counted before Minigrid's grid.get raised
+    expected = {LEFT: (2, False), RIGHT: (0, False), FORWARD: (3, False), PICKUP: (3, False), DROP: (3, False),
+                TOGGLE: (3, True), DONE: (3, True)}
+    for a, (direction, ended) in expected.items():
+        before = ours.get_state()
+        obs, reward, terminated, truncated, _ = ours.step(a)
+        after = ours.get_state()
+        assert (after["agent_pos"], after["agent_dir"], reward, terminated) == ((x, 0), direction, 0.0, ended), a
+        assert np.array_equal(after["grid"], before["grid"]) and after["carrying"] is None
+        u.agent_dir, u.step_count = direction, u.step_count + 1  # what Minigrid would show from there
+        h.compare_obs(u.gen_obs(), obs, f"{name} facing {direction} in the door, action {a}")
+        h.compare_state(ref, after, f"{name} facing {direction} in the door, action {a}")
+        u.agent_dir = 3  # facing out again, for the next action
+        ours.set_state({"agent_dir": 3})
+    differences = (Path(__file__).parents[2] / "docs" / "minigrid.md").read_text().split("## Differences found")[1]
+    assert "GoToDoor" in differences.split("What differs on purpose")[0]
+
+
 @pytest.mark.parametrize("obs_type", ["image", "full", "full_image"])
 @pytest.mark.parametrize("name", ONE_PER_GENERATOR)
 def test_observation_types_match_minigrids_wrappers(name, obs_type):

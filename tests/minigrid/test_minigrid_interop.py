@@ -23,12 +23,14 @@ pytest.importorskip("minigrid")
 
 import minigrid_harness as h  # noqa: E402
 from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX  # noqa: E402
-from minigrid.core.world_object import Ball, Box, Key  # noqa: E402
+from minigrid.core.world_object import Ball, Box, Door, Key  # noqa: E402
+from minigrid.envs import DoorKeyEnv  # noqa: E402
 
 import gridsim  # noqa: E402
 from gridsim.minigrid import _kernel  # noqa: E402
+from gridsim.minigrid.env import MinigridEnv  # noqa: E402
 from gridsim.minigrid.ids import COLOR_NAMES  # noqa: E402
-from gridsim.minigrid.interop import contents_code, state_of, task_of  # noqa: E402
+from gridsim.minigrid.interop import contents_code, env_kwargs_of, state_of, task_of  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 
@@ -150,6 +152,103 @@ def test_a_box_and_its_contents_carried_dropped_and_opened(contents, name):
             assert tuple(s["grid"][x, y]) == ((1, 0, 0) if contents is None else tuple(contents.encode()))
         if k == 5:
             assert s["carrying"] == (None if contents is None else tuple(contents.encode()))
+
+
+def _placed_before_the_agent(obj, carried: bool = False, name: str = "MiniGrid-Empty-8x8-v0"):
+    """Minigrid's env with ``obj`` in the cell the agent faces, or carried."""
+    ref = gym.make(name)
+    ref.reset(seed=0)
+    u = ref.unwrapped
+    u.agent_pos, u.agent_dir = (3, 3), 0
+    if carried:
+        u.carrying = obj
+    else:
+        u.grid.set(4, 3, obj)
+    return ref
+
+
+@pytest.mark.parametrize(("obj", "carried", "message"), [
+    (Box("red", contains=Box("blue", contains=Key("green"))), False,
+     r"the box at \(4, 3\) holds a blue box that holds a green key"),
+    (Box("red", contains=Door("blue", is_locked=True)), False, r"the box at \(4, 3\) holds a locked blue door"),
+    (Box("red", contains=Door("yellow")), False, r"the box at \(4, 3\) holds a closed yellow door"),
+    (Box("red", contains=Box("blue", contains=Ball("purple"))), True,
+     "the box carried holds a blue box that holds a purple ball"),
+    (Box("red", contains=Door("grey", is_locked=True)), True, "the box carried holds a locked grey door"),
+], ids=["box-in-box", "locked-door-in-box", "closed-door-in-box", "carried-box-in-box", "carried-door-in-box"])
+def test_state_of_refuses_what_gridsim_cannot_hold_naming_it(obj, carried, message):
+    ref = _placed_before_the_agent(obj, carried)
+    with pytest.raises(gridsim.InvalidArgumentError, match=message) as caught:
+        state_of(ref)
+    assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(("obj", "carried"), [
+    (Box("red", contains=Box("blue")), False), (Box("red", contains=Door("blue", is_open=True)), False),
+    (Box("red", contains=Box("green")), True), (Box("red", contains=Door("purple", is_open=True)), True),
+], ids=["empty-box-in-box", "open-door-in-box", "carried-empty-box-in-box", "carried-open-door-in-box"])
+def test_a_box_in_a_box_and_an_open_door_in_a_box_play_as_in_minigrid(obj, carried):
+    # What comes out of a box is a fresh object: an empty box, an open door; both are what Minigrid had.
+    ref = _placed_before_the_agent(obj, carried)
+    ours = gym.make("gridsim/MiniGrid-Empty-8x8-v0").unwrapped
+    ours.set_state(state_of(ref))
+    actions = [DROP, TOGGLE, TOGGLE, FORWARD, LEFT, PICKUP] if carried else [TOGGLE, TOGGLE, PICKUP, FORWARD]
+    for k, a in enumerate(actions):
+        h.compare_step(ref.step(a), ours.step(a), f"action {k}")
+        h.compare_state(ref, ours.get_state(), f"action {k}")
+
+
+SETTINGS_CASES = [("MiniGrid-DoorKey-8x8-v0", {"see_through_walls": True}),
+                  ("MiniGrid-DoorKey-8x8-v0", {"agent_view_size": 5}),
+                  ("MiniGrid-LavaGapS7-v0", {"max_steps": 40}),
+                  ("MiniGrid-Empty-Random-6x6-v0", {"agent_view_size": 3, "max_steps": 25})]
+
+
+@pytest.mark.parametrize(("name", "settings"), SETTINGS_CASES, ids=lambda v: v if isinstance(v, str) else
+                         "-".join(map(str, v.values())))
+def test_a_minigrid_env_of_its_own_settings_plays_on_in_a_gridsim_env_made_with_them(name, settings):
+    ref = gym.make(name, render_mode="rgb_array", **settings)
+    ref.reset(seed=5)
+    u = ref.unwrapped
+    kwargs = env_kwargs_of(ref)
+    assert kwargs == {"env_name": name, "agent_view_size": u.agent_view_size, "max_episode_steps": u.max_steps,
+                      "see_through_walls": u.see_through_walls}
+    assert state_of(ref)["env_kwargs"] == kwargs
+    plain = gym.make("gridsim/" + name).unwrapped  # the id's settings: the state is refused, naming them
+    before = plain.get_state()
+    with pytest.raises(gridsim.InvalidStateError, match="env_kwargs_of") as caught:
+        plain.set_state(state_of(ref))
+    assert all(key in str(caught.value) for key in settings if key != "max_steps")
+    assert "max_episode_steps" in str(caught.value) or "max_steps" not in settings
+    assert repr(plain.get_state()) == repr(before)
+    ours = MinigridEnv(render_mode="rgb_array", **kwargs)
+    obs, _ = ours.set_state(state_of(ref))
+    h.compare_obs(u.gen_obs(), obs, "imported")
+    rng = np.random.default_rng(3)
+    ends = 0
+    for t in range(150):  # random actions, mostly forward: episodes end by truncation too
+        a = FORWARD if rng.random() < 0.5 else int(rng.integers(7))
+        out_ref, out_ours = ref.step(a), ours.step(a)
+        h.compare_step(out_ref, out_ours, f"{name} {settings} step {t}")
+        h.compare_state(ref, ours.get_state(), f"{name} {settings} step {t}")
+        if out_ref[2] or out_ref[3]:  # unseeded resets of both: the next worlds match too
+            ends += 1
+            h.compare_obs(ref.reset()[0], ours.reset()[0], f"{name} {settings} reset after step {t}")
+    assert ends >= 2 or "max_steps" not in settings  # a limit of its own: truncations, then new worlds
+    np.testing.assert_array_equal(ours.render(), ref.render())  # the cells it sees, lit as Minigrid lights them
+
+
+def test_a_state_of_another_id_is_refused_and_env_kwargs_of_names_only_ids_gridsim_plays():
+    ref = gym.make("MiniGrid-DoorKey-8x8-v0")
+    ref.reset(seed=0)
+    ours = gym.make("gridsim/MiniGrid-Empty-8x8-v0").unwrapped
+    with pytest.raises(gridsim.InvalidStateError, match="MiniGrid-DoorKey-8x8-v0"):
+        ours.set_state(state_of(ref))
+    own = DoorKeyEnv(size=8, max_steps=30)  # made from the class: no id to name
+    own.reset(seed=0)
+    assert env_kwargs_of(own) == {"agent_view_size": 7, "max_episode_steps": 30, "see_through_walls": False}
+    with pytest.raises(gridsim.InvalidArgumentError, match="BabyAI-GoToRedBall-v0"):
+        env_kwargs_of(gym.make("BabyAI-GoToRedBall-v0"))
 
 
 def test_state_of_reads_a_wrapped_or_unwrapped_env_alike():
