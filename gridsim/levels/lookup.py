@@ -29,6 +29,7 @@ from gridsim.errors import ArgumentTypeError, LevelError, LevelNotFoundError, cl
 from gridsim.levels.textmap import ParsedLevel, decode_level_bytes, parse_level_text
 
 __all__ = [
+    "ID_NAMESPACE",
     "LevelSource",
     "builtin_level_names",
     "builtin_root",
@@ -43,6 +44,9 @@ __all__ = [
 
 
 _MAX_SCANNED = 20_000
+# The Gymnasium namespace of gridsim's ids ("gridsim/MiniGrid-DoorKey-8x8-v0"): the resolver suggests
+# ids for a misspelt one, and the registry and the tools name ids with it.
+ID_NAMESPACE = "gridsim/"
 
 
 @functools.cache
@@ -187,13 +191,29 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
     failed = {level, *names, *(n.removesuffix(".txt").removesuffix(".py") for n in names)}
     known = [n for n in level_names(level_directory, text_only=text_only) if n not in failed]
     suggestions = close_matches(names[-1], known) or close_matches(name, known)
-    if not text_only and name.startswith("gridsim/"):
-        # Callers that take an id or a level name (evaluate, gridsim eval) end here for a misspelt id.
-        import gymnasium as gym
-
-        ids = [k for k in gym.registry if k.startswith("gridsim/") and k not in failed]
-        suggestions = close_matches(name, ids) + suggestions
+    if not text_only:
+        # Callers that take an id or a level name (evaluate, the gridsim commands) end here for a
+        # misspelt id: the closest ids first for a name in gridsim's namespace, after the levels otherwise.
+        ids = _close_ids(name, failed)
+        suggestions = ids + suggestions if name.startswith(ID_NAMESPACE) else suggestions + ids
     raise LevelNotFoundError(level, tried, suggestions)
+
+
+def _close_ids(name: str, failed: set[str]) -> list[str]:
+    """The gridsim ids closest to ``name``, written whole or, for a name without a ``/``, without the namespace.
+
+    ``MiniGrid-DoorKey-8x8-v9`` (Minigrid's spelling) suggests ``gridsim/MiniGrid-DoorKey-8x8-v0``;
+    every suggestion is the id as registered.
+    """
+    import gymnasium as gym
+
+    ids = [k for k in gym.registry if k.startswith(ID_NAMESPACE) and k not in failed]
+    if name.startswith(ID_NAMESPACE):
+        return close_matches(name, ids)
+    if "/" in name:  # a level name in a folder ("nav/four_romos"), not an id
+        return []
+    by_short_name = {k.removeprefix(ID_NAMESPACE): k for k in ids}
+    return [by_short_name[m] for m in close_matches(name, by_short_name)]
 
 
 def level_names(level_directory: str | Path | None = None, *, text_only: bool = False) -> list[str]:
