@@ -189,31 +189,30 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
     # A suggestion is another name: never one that was just tried (a dangling link or a folder
     # named like a level is listed by name but is no file; suggesting it would name the failure).
     failed = {level, *names, *(n.removesuffix(".txt").removesuffix(".py") for n in names)}
-    known = [n for n in level_names(level_directory, text_only=text_only) if n not in failed]
-    suggestions = close_matches(names[-1], known) or close_matches(name, known)
+    # Spelling -> the name suggested: the levels, and the ids for callers that take an id or a level
+    # name (evaluate, the gridsim commands), which end here for a misspelt id.
+    known = {n: n for n in level_names(level_directory, text_only=text_only) if n not in failed}
     if not text_only:
-        # Callers that take an id or a level name (evaluate, the gridsim commands) end here for a
-        # misspelt id: the closest ids first for a name in gridsim's namespace, after the levels otherwise.
-        ids = _close_ids(name, failed)
-        suggestions = ids + suggestions if name.startswith(ID_NAMESPACE) else suggestions + ids
-    raise LevelNotFoundError(level, tried, suggestions)
+        known |= _id_spellings(name, failed)
+    suggestions = close_matches(names[-1], known) or close_matches(name, known)
+    raise LevelNotFoundError(level, tried, [known[s] for s in suggestions])
 
 
-def _close_ids(name: str, failed: set[str]) -> list[str]:
-    """The gridsim ids closest to ``name``, written whole or, for a name without a ``/``, without the namespace.
+def _id_spellings(name: str, failed: set[str]) -> dict[str, str]:
+    """The gridsim ids, each as ``name`` would spell it -> the id as registered.
 
-    ``MiniGrid-DoorKey-8x8-v9`` (Minigrid's spelling) suggests ``gridsim/MiniGrid-DoorKey-8x8-v0``;
-    every suggestion is the id as registered.
+    A name in gridsim's namespace is compared with the ids whole; a name without a ``/`` with the
+    ids without the namespace (``MiniGrid-DoorKey-8x8-v9``, Minigrid's spelling, suggests
+    ``gridsim/MiniGrid-DoorKey-8x8-v0``); a name in a folder (``nav/four_romos``) is no id.
     """
     import gymnasium as gym
 
     ids = [k for k in gym.registry if k.startswith(ID_NAMESPACE) and k not in failed]
     if name.startswith(ID_NAMESPACE):
-        return close_matches(name, ids)
-    if "/" in name:  # a level name in a folder ("nav/four_romos"), not an id
-        return []
-    by_short_name = {k.removeprefix(ID_NAMESPACE): k for k in ids}
-    return [by_short_name[m] for m in close_matches(name, by_short_name)]
+        return {k: k for k in ids}
+    if "/" in name:
+        return {}
+    return {k.removeprefix(ID_NAMESPACE): k for k in ids}
 
 
 def level_names(level_directory: str | Path | None = None, *, text_only: bool = False) -> list[str]:
