@@ -474,7 +474,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("bench", help="throughput of a level, by name (env-steps per second)")
     b.add_argument("--level", default="nav/room5_medium", type=level_argument,
-                   help="a level name as gridsim.make takes it, or a level file (default: nav/room5_medium)")
+                   help="a registered id, timed as registered (gridsim/MiniGrid-DoorKey-8x8-v0, or Minigrid's "
+                        "MiniGrid-DoorKey-8x8-v0), a level name as gridsim.make takes it, timed in the family's "
+                        "benchmark episodes, or a level file (default: nav/room5_medium)")
     b.add_argument("--level-directory", default=None, metavar="DIR",
                    help="a folder searched for --level before the built-in levels")
     b.add_argument("--num-envs", type=int, default=4096, help="envs in the batch (default: 4096)")
@@ -493,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
     e.add_argument("id", nargs="+", type=level_argument,
                    help="registered ids, level names or level files (gridsim/PixelWorld-room1_small-v0, "
-                        "nav/four_rooms, ./mine.txt); a registered id wins over a file of the same name, an existing "
+                        "nav/four_rooms, ./mine.txt); an id may leave out gridsim/ (Minigrid's "
+                        "MiniGrid-DoorKey-8x8-v0); a registered id wins over a file of the same name, an existing "
                         "file over a level name; with several ids or policies, every policy runs on every env "
                         "and one table is printed (--out: the table)")
     e.add_argument("--policy", action="append", default=None,
@@ -524,8 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     e.set_defaults(fn=_eval)
     r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
     r.add_argument("id", type=level_argument, help="a registered id, a level name or a level file "
-                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad, ./mine.txt); "
-                              "a registered id wins over a file of the same name, an existing file over a level name")
+                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad, ./mine.txt), as "
+                              "gridsim eval takes them")
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")

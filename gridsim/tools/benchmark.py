@@ -53,8 +53,8 @@ def bench_target(name: str | Path, level_directory: str | Path | None = None) ->
     :func:`gridsim.tools.env_names.gridsim_id`), is its env as registered: a batch is
     ``gymnasium.make_vec(id, num_envs=N)``, with the id's keyword arguments and step limit, the
     env ``gymnasium.make(id)`` makes, batched. A level name or file is :func:`gridsim.make`'s level
-    with the family's benchmark settings (``FamilyTools.bench_kwargs``: episodes of 100 steps, as
-    the registered ids have; gridroboman keeps its own 50).
+    with the family's benchmark settings (``FamilyTools.bench_kwargs``; navigation and kitchens:
+    episodes of 100 steps).
 
     Args:
         name: an id, a level name, or a level file as a ``pathlib.Path``.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -18,8 +19,9 @@ from engine.family_cases import FAMILY_IDS, ids_by_family
 import gridsim
 from gridsim.cli import main
 from gridsim.families import FAMILIES
-from gridsim.tools.env_names import env_entry
+from gridsim.tools.env_names import env_entry, gridsim_id
 
+ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["bench", "eval", "render", "check", "play"]
 FIRST_IDS = {family: ids[0] for family, ids in FAMILY_IDS.items()}
 
@@ -73,6 +75,21 @@ def test_every_command_takes_a_registered_id_whole_and_without_gridsim(command, 
             assert env_id in captured.out, (name, captured.out)
 
 
+def test_gridsim_id_names_the_registered_id_or_none():
+    assert gridsim_id("gridsim/MiniGrid-DoorKey-8x8-v0") == gridsim_id("MiniGrid-DoorKey-8x8-v0") == \
+        "gridsim/MiniGrid-DoorKey-8x8-v0"
+    assert gridsim_id("Nav-four_rooms-v0") == "gridsim/Nav-four_rooms-v0"
+    for name in ["nav/four_rooms", "minigrid:DoorKey-8x8-v0", "CartPole-v1", "MiniGrid-DoorKey-8x8-v9",
+                 "other/MiniGrid-DoorKey-8x8-v0"]:
+        assert gridsim_id(name) is None, name
+    env_id = "mine/Maze21-v0"  # an id of gridsim's in another namespace names itself
+    gridsim.register_level(env_id, "examples/maze:21")
+    try:
+        assert gridsim_id(env_id) == env_id and gridsim_id("Maze21-v0") is None
+    finally:
+        del gym.registry[env_id]
+
+
 def test_bench_names_an_id_in_its_header(run, capsys):
     assert run("bench", "MiniGrid-DoorKey-8x8-v0") == 0
     assert ", id gridsim/MiniGrid-DoorKey-8x8-v0, 2 envs," in capsys.readouterr().out.splitlines()[0]
@@ -111,6 +128,18 @@ def test_bench_of_a_level_keeps_the_familys_benchmark_episodes(run, monkeypatch)
                         lambda envs, *a, **k: limits.append(envs.max_episode_steps) or real_measure(envs, *a, **k))
     assert run("bench", "nav/four_rooms") == 0
     assert limits and set(limits) == {FAMILIES["nav"].tools.bench_kwargs["max_episode_steps"]} != {200}
+
+
+def test_the_readmes_minigrid_line_times_the_id_it_names(run, capsys):
+    readme = ROOT / "README.md"
+    if not readme.is_file():
+        pytest.skip("README.md is not next to the tests")
+    text = " ".join(readme.read_text().split("## Usage", 1)[0].split())  # the quickstart, lines joined
+    assert "pip install . && gridsim bench" in text
+    (name,) = re.findall(r"`gridsim bench --level (MiniGrid-\S+)`", text)
+    assert f'Minigrid\'s `gym.make("{name}")`' in text
+    assert run("bench", name) == 0
+    assert f", id gridsim/{name}, " in capsys.readouterr().out.splitlines()[0]
 
 
 def test_minigrids_own_id_names_gridsims_where_the_minigrid_package_registered_it(run, capsys):
