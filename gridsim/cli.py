@@ -365,7 +365,7 @@ def listed_ids(text: str) -> list[str]:
     """The ids ``gridsim list TEXT`` prints: a family's (``minigrid``) and those that start with ``TEXT``.
 
     An id starts with ``TEXT`` written whole or without ``gridsim/`` (``MiniGrid-Door`` and
-    ``gridsim/MiniGrid-Door`` list the same ids), in any case.
+    ``gridsim/MiniGrid-Door`` list the same ids); family names and prefixes match in any case.
 
     Raises:
         gridsim.InvalidArgumentError: no id matches; the message names the closest families and
@@ -378,14 +378,14 @@ def listed_ids(text: str) -> list[str]:
     from gridsim.registry import id_family
 
     ids = gridsim.registered_ids()
-    prefix = text.lower()
-    listed = [env_id for env_id in ids if env_id.lower().startswith(prefix)
-              or env_id.removeprefix(ID_NAMESPACE).lower().startswith(prefix)
-              or getattr(id_family(env_id), "name", None) == text]
+    lowered = text.lower()
+    listed = [env_id for env_id in ids if env_id.lower().startswith(lowered)
+              or env_id.removeprefix(ID_NAMESPACE).lower().startswith(lowered)
+              or getattr(id_family(env_id), "name", None) == lowered]
     if listed:
         return listed
-    # Suggestions that match: family names, then ids cut after one of their words ("MiniGrid-DoorKey"),
-    # each once whatever its case (the match ignores case: "MiniGrid" lists the family minigrid's ids).
+    # Suggestions that match: ids cut after one of their words ("MiniGrid-DoorKey") and family names,
+    # each once whatever its case, as a family's name where it is one (the match ignores case).
     prefixes = {env_id[:i] for env_id in ids for i, c in enumerate(env_id) if c == "-"} | set(ids)
     prefixes |= {p.removeprefix(ID_NAMESPACE) for p in prefixes}
     choices = {c.lower(): c for c in [*sorted(prefixes), *FAMILIES]}.values()
@@ -400,10 +400,10 @@ def _listed_families(text: str | None) -> list[Family]:
 
     if text is None:
         return list(FAMILIES.values())
-    if text not in FAMILIES:
+    if text.lower() not in FAMILIES:
         raise InvalidArgumentError(f"--settings lists a family's settings: name one of {', '.join(FAMILIES)}, "
                                    f"not {text!r}{did_you_mean(close_matches(text, FAMILIES))}")
-    return [FAMILIES[text]]
+    return [FAMILIES[text.lower()]]
 
 
 def _check(args) -> int:

@@ -42,7 +42,7 @@ def gridsim_id(name: str) -> str | None:
         The id as registered, or None.
     """
     candidates = [name] if "/" in name else [name, ID_NAMESPACE + name]
-    return next((c for c in candidates if c in gym.registry and _is_gridsim(gym.spec(c))), None)
+    return next((c for c in candidates if c in gym.registry and _is_gridsim(gym.registry[c])), None)
 
 
 def _is_gridsim(spec: gym.envs.registration.EnvSpec) -> bool:
