@@ -14,8 +14,8 @@ from gridsim.errors import first_line
 from gridsim.tools.policies import TRUST_PICKLE_ENV
 
 if TYPE_CHECKING:
-    from gridsim.levels.lookup import LevelSource
-    from gridsim.make import Level
+    from gridsim.engine.family import Family
+    from gridsim.tools.benchmark import BenchTarget
 
 
 def level_argument(text: str) -> str | Path:
@@ -56,9 +56,7 @@ def _check_obs_types(obs_types: list[str] | None, family) -> None:
 def _bench(args) -> int:
     from gridsim.engine.vector import parse_num_threads
     from gridsim.errors import GridSimError, InvalidArgumentError
-    from gridsim.families import family_row
-    from gridsim.make import load_level
-    from gridsim.tools.benchmark import machine_info
+    from gridsim.tools.benchmark import bench_target, machine_info
 
     # Resolve the level, the counts and the observation types before the table header, so that a
     # mistake is one line of error, not a traceback or an error after the header.
@@ -69,25 +67,24 @@ def _bench(args) -> int:
             raise InvalidArgumentError(f"--seed must be non-negative, got {args.seed}")
         # Each count once: "auto" is the count it stands for (2 1 auto on 2 CPUs times 2 and 1).
         threads = list(dict.fromkeys(parse_num_threads(t) for t in args.threads))
-        level, source = load_level(args.level, args.level_directory)
-        _check_obs_types(args.obs, family_row(level.family))
+        target = bench_target(args.level, args.level_directory)
+        _check_obs_types(args.obs, target.family)
     except (GridSimError, ValueError, TypeError) as e:
         print(f"gridsim bench: error: {first_line(e)}", file=sys.stderr)
         return 2
     info = machine_info()
     print(f"gridsim {info['gridsim']} on {info['cpu_model']} ({info['cores']} cores), "
-          f"level {args.level}, {args.num_envs} envs, kernel threads {' '.join(map(str, threads))}")
+          f"{target.kind} {target.name}, {args.num_envs} envs, kernel threads {' '.join(map(str, threads))}")
     several = len(threads) > 1  # a speed-up column only with thread counts to compare
     header = (f"{'observation':<12} {'threads':>7} {'kernel call':>16} {'step()':>16} {'step/kernel':>12} "
               f"{'ns/env-step':>12}" + (f" {'speed-up':>9}" if several else ""))
     print(header)
     print("-" * len(header))
-    fam = family_row(level.family)
-    obs_types = args.obs or list(fam.tools.bench_obs_types)
+    obs_types = args.obs or list(target.family.tools.bench_obs_types)
     modes = 1 if len(threads) == 1 else 2  # measure_threads runs once per mode
     bar = _progress_bar(args.progress, len(obs_types) * modes * args.repeats)
     try:
-        _bench_rows(args, level, source, obs_types, threads, info, bar)
+        _bench_rows(args, target, obs_types, threads, info, bar)
     finally:
         if bar is not None:
             bar.close()
@@ -121,13 +118,12 @@ def _progress_bar(enabled: bool, total: int):
     return tqdm(total=total, desc="gridsim bench", unit="repeat", file=sys.stderr, delay=2.0, leave=False)
 
 
-def _bench_rows(args, level: Level, source: LevelSource | None, obs_types, threads, info, bar) -> None:
+def _bench_rows(args, target: BenchTarget, obs_types, threads, info, bar) -> None:
     """Time each observation type and print its rows of the table (``bar``: a tqdm bar or None).
 
-    ``level`` and ``source`` are what :func:`gridsim.make.load_level` found: each batch is made
-    from them, as :func:`gridsim.make` would, without looking the level up again.
+    ``target`` is what :func:`gridsim.tools.benchmark.bench_target` found: each batch is made
+    from it, without looking the name up again.
     """
-    from gridsim.families import family_row
     from gridsim.tools.benchmark import make_actions, measure, measure_threads, obs_type_of
 
     tick = bar.update if bar is not None else None
@@ -140,19 +136,16 @@ def _bench_rows(args, level: Level, source: LevelSource | None, obs_types, threa
             print(text)
 
     for obs_type in obs_types:
-        # The family's benchmark batch (episodes of 100 steps, as the registered ids; gridroboman keeps its 50).
-        envs = level.make_env(args.num_envs, settings={}, source=source, num_threads=threads[0],
-                              **family_row(level.family).tools.bench_kwargs,
-                              **({"obs_type": obs_type} if obs_type else {}))
+        envs = target.make(args.num_envs, num_threads=threads[0], **({"obs_type": obs_type} if obs_type else {}))
         obs_type = obs_type_of(envs)  # as given, or the family's one observation
         envs.reset(seed=args.seed)
         actions = make_actions(envs.single_action_space, args.steps, envs.num_envs, args.seed)
         if len(threads) == 1:
-            raws, steps = [[m] for m in measure(envs, actions, repeats=args.repeats, level=args.level,
+            raws, steps = [[m] for m in measure(envs, actions, repeats=args.repeats, level=target.name,
                                                  obs_type=obs_type, progress=tick)]
         else:  # thread counts take turns within each repeat, per mode
             raws, steps = (measure_threads(envs, actions, threads, mode=mode, repeats=args.repeats,
-                                           level=args.level, obs_type=obs_type, progress=tick)
+                                           level=target.name, obs_type=obs_type, progress=tick)
                            for mode in ("raw", "step"))
         envs.close()
         for raw, step in zip(raws, steps, strict=True):
@@ -345,27 +338,72 @@ def _render(args) -> int:
 
 def _list(args) -> int:
     import gridsim
+    from gridsim.families import FAMILIES
 
     if args.settings:
         from gridsim.engine.settings import settings_table
-        from gridsim.families import FAMILIES
 
-        for fam in FAMILIES.values():
+        for fam in _listed_families(args.filter):
             # Markdown's code spans (the docstrings' table uses reStructuredText's double backticks).
             table = settings_table(fam.vector_env.SETTINGS, code="`")
             print(f"## {fam.name} ({fam.vector_env.__name__})\n\n{table}\n")
         return 0
-    from gridsim.families import FAMILIES
+    from gridsim.registry import LEVEL_ID
 
-    ids = gridsim.registered_ids()
+    ids = gridsim.registered_ids() if args.filter is None else listed_ids(args.filter)
     # An id, and one line on its task where its family has one (the id stays the line's first word).
     described = {env_id: next((d for f in FAMILIES.values() if (d := f.describe(env_id))), None) for env_id in ids}
-    if "gridsim/Level-v0" in described:  # the registry's own id, of no family
-        described["gridsim/Level-v0"] = "any level by name: gym.make(\"gridsim/Level-v0\", level=\"nav/four_rooms\")"
+    if LEVEL_ID in described:  # the registry's own id, of no family
+        described[LEVEL_ID] = f"any level by name: gym.make(\"{LEVEL_ID}\", level=\"nav/four_rooms\")"
     width = max((len(env_id) for env_id, d in described.items() if d), default=0)
     for env_id, d in described.items():
         print(f"{env_id:<{width}}  {d}" if d else env_id)
     return 0
+
+
+def listed_ids(text: str) -> list[str]:
+    """The ids ``gridsim list TEXT`` prints: a family's (``minigrid``) and those that start with ``TEXT``.
+
+    An id starts with ``TEXT`` written whole or without ``gridsim/`` (``MiniGrid-Door`` and
+    ``gridsim/MiniGrid-Door`` list the same ids); family names and prefixes match in any case.
+
+    Raises:
+        gridsim.InvalidArgumentError: no id matches; the message names the closest families and
+            id prefixes, each of which matches.
+    """
+    import gridsim
+    from gridsim.errors import InvalidArgumentError, close_matches, did_you_mean
+    from gridsim.families import FAMILIES
+    from gridsim.levels.lookup import ID_NAMESPACE
+    from gridsim.registry import id_family
+
+    ids = gridsim.registered_ids()
+    lowered = text.lower()
+    listed = [env_id for env_id in ids if env_id.lower().startswith(lowered)
+              or env_id.removeprefix(ID_NAMESPACE).lower().startswith(lowered)
+              or getattr(id_family(env_id), "name", None) == lowered]
+    if listed:
+        return listed
+    # Suggestions that match: ids cut after one of their words ("MiniGrid-DoorKey") and family names,
+    # each once whatever its case, as a family's name where it is one (the match ignores case).
+    prefixes = {env_id[:i] for env_id in ids for i, c in enumerate(env_id) if c == "-"} | set(ids)
+    prefixes |= {p.removeprefix(ID_NAMESPACE) for p in prefixes}
+    choices = {c.lower(): c for c in [*sorted(prefixes), *FAMILIES]}.values()
+    raise InvalidArgumentError(f"no id matches {text!r}: name a family ({', '.join(FAMILIES)}) or the start of "
+                               f"an id (MiniGrid-Door){did_you_mean(close_matches(text, choices))}")
+
+
+def _listed_families(text: str | None) -> list[Family]:
+    """The families ``gridsim list --settings [TEXT]`` prints: all, or the one named ``TEXT``."""
+    from gridsim.errors import InvalidArgumentError, close_matches, did_you_mean
+    from gridsim.families import FAMILIES
+
+    if text is None:
+        return list(FAMILIES.values())
+    if text.lower() not in FAMILIES:
+        raise InvalidArgumentError(f"--settings lists a family's settings: name one of {', '.join(FAMILIES)}, "
+                                   f"not {text!r}{did_you_mean(close_matches(text, FAMILIES))}")
+    return [FAMILIES[text.lower()]]
 
 
 def _check(args) -> int:
@@ -436,7 +474,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("bench", help="throughput of a level, by name (env-steps per second)")
     b.add_argument("--level", default="nav/room5_medium", type=level_argument,
-                   help="a level name as gridsim.make takes it, or a level file (default: nav/room5_medium)")
+                   help="a registered id, timed as registered (gridsim/MiniGrid-DoorKey-8x8-v0, or Minigrid's "
+                        "MiniGrid-DoorKey-8x8-v0), a level name as gridsim.make takes it, timed in the family's "
+                        "benchmark episodes, or a level file (default: nav/room5_medium)")
     b.add_argument("--level-directory", default=None, metavar="DIR",
                    help="a folder searched for --level before the built-in levels")
     b.add_argument("--num-envs", type=int, default=4096, help="envs in the batch (default: 4096)")
@@ -455,7 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("eval", help="run a policy for one episode per seed and summarize (gridsim.evaluate)")
     e.add_argument("id", nargs="+", type=level_argument,
                    help="registered ids, level names or level files (gridsim/PixelWorld-room1_small-v0, "
-                        "nav/four_rooms, ./mine.txt); a registered id wins over a file of the same name, an existing "
+                        "nav/four_rooms, ./mine.txt); an id may leave out gridsim/ (Minigrid's "
+                        "MiniGrid-DoorKey-8x8-v0); a registered id wins over a file of the same name, an existing "
                         "file over a level name; with several ids or policies, every policy runs on every env "
                         "and one table is printed (--out: the table)")
     e.add_argument("--policy", action="append", default=None,
@@ -486,8 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     e.set_defaults(fn=_eval)
     r = sub.add_parser("render", help="play one episode with a policy and write it as a GIF, an MP4 or a PNG")
     r.add_argument("id", type=level_argument, help="a registered id, a level name or a level file "
-                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad, ./mine.txt); "
-                              "a registered id wins over a file of the same name, an existing file over a level name")
+                              "(gridsim/PixelWorld-room1_small-v0, kitchen/open-divider_salad, ./mine.txt), as "
+                              "gridsim eval takes them")
     r.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     r.add_argument("--policy", default="random",
                    help="random (the default), module:attr or a .pt file, as gridsim eval takes it")
@@ -509,8 +550,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--overlay", action="store_true",
                    help="write the step and its reward (\"step 3  reward -1\") in a band above each frame")
     r.set_defaults(fn=_render)
-    lst = sub.add_parser("list", help="the registered Gymnasium ids")
-    lst.add_argument("--settings", action="store_true", help="each family's settings instead (name, kwarg, default)")
+    lst = sub.add_parser("list", help="the registered Gymnasium ids (of a family, or starting with a prefix)")
+    lst.add_argument("filter", nargs="?", default=None, metavar="family-or-prefix",
+                     help="list a family's ids (minigrid) and the ids that start with it, with or without "
+                          "gridsim/ (MiniGrid-Door, gridsim/MiniGrid-Door); default: every id")
+    lst.add_argument("--settings", action="store_true",
+                     help="each family's settings instead (name, kwarg, default); with a family, its own")
     lst.set_defaults(fn=_list)
     c = sub.add_parser("check", help="run gymnasium's check_env on envs (default: every registered id)")
     c.add_argument("ids", nargs="*", type=level_argument, metavar="id",

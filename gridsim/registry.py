@@ -11,10 +11,13 @@ from gridsim.engine.family import Family
 from gridsim.engine.settings import as_flag
 from gridsim.errors import InvalidArgumentError
 from gridsim.families import FAMILIES
+from gridsim.levels.lookup import ID_NAMESPACE
 
-__all__ = ["ALIASES", "entry_point", "has_own_limit", "id_step_limit", "register_all", "register_family_id",
-           "register_level", "registered_ids"]
+__all__ = ["ALIASES", "LEVEL_ID", "entry_point", "has_own_limit", "id_family", "id_step_limit", "register_all",
+           "register_family_id", "register_level", "registered_ids"]
 
+# The id of any level by name: gym.make("gridsim/Level-v0", level="nav/four_rooms").
+LEVEL_ID = ID_NAMESPACE + "Level-v0"
 LEVEL_ENTRY_POINT, LEVEL_VECTOR_ENTRY_POINT = "gridsim.make:LevelEnv", "gridsim.make:make"
 # Older names of gridsim ids, kept for ported code: old id -> the id gridsim leads with.
 ALIASES: dict[str, str] = {}
@@ -81,10 +84,10 @@ def register_all():
     for fam in FAMILIES.values():
         fam.register_ids(functools.partial(register_family_id, fam))
     # Any level by name: gym.make_vec("gridsim/Level-v0", num_envs=N, level="examples/maze:21").
-    if "gridsim/Level-v0" not in gym.registry:
-        gym.register(id="gridsim/Level-v0", kwargs={"level": "examples/maze"},
+    if LEVEL_ID not in gym.registry:
+        gym.register(id=LEVEL_ID, kwargs={"level": "examples/maze"},
                      entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
-    _builtin_ids.add("gridsim/Level-v0")
+    _builtin_ids.add(LEVEL_ID)
 
 
 def register_level(env_id: str, level: str, max_episode_steps: int | None = None, *, overwrite: bool = False,
@@ -129,4 +132,17 @@ def registered_ids(aliases: bool = False) -> list[str]:
     Returns:
         The ids, sorted.
     """
-    return sorted(k for k in gym.registry if k.startswith("gridsim/") and (aliases or k not in ALIASES))
+    return sorted(k for k in gym.registry if k.startswith(ID_NAMESPACE) and (aliases or k not in ALIASES))
+
+
+def id_family(env_id: str) -> Family | None:
+    """The family whose env a registered id makes.
+
+    Returns:
+        The family's row; None for an id that is not registered, not gridsim's, or of a level by
+        name (``gridsim/Level-v0``, the ids of :func:`register_level`), whose family is its level's.
+    """
+    spec = gym.registry.get(env_id)
+    if spec is None:
+        return None
+    return next((f for f in FAMILIES.values() if spec.vector_entry_point == entry_point(f.vector_env)), None)

@@ -52,7 +52,8 @@ class FamilyTools:
     Attributes:
         bench_level: the level ``bench/bench_step.py`` times by default (its ``--level``).
         bench_level_format: turns a ``--level`` into a :func:`gridsim.make` name (roboman: a task).
-        bench_kwargs: keyword arguments of a benchmark batch (``gridsim bench``, ``bench/``).
+        bench_kwargs: keyword arguments of a benchmark batch of a level by name (``gridsim bench
+            --level <level>``, ``bench/``); a registered id is timed with its own.
         bench_obs_types: the observation types ``gridsim bench`` times by default (None: the level's).
         agents_per_env: agents acting in one row of the batch, for agent-steps per second.
         eval_id: the Gymnasium id ``bench/bench_eval.py`` evaluates ("": the family is not timed there).

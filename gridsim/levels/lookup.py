@@ -29,6 +29,7 @@ from gridsim.errors import ArgumentTypeError, LevelError, LevelNotFoundError, cl
 from gridsim.levels.textmap import ParsedLevel, decode_level_bytes, parse_level_text
 
 __all__ = [
+    "ID_NAMESPACE",
     "LevelSource",
     "builtin_level_names",
     "builtin_root",
@@ -43,6 +44,9 @@ __all__ = [
 
 
 _MAX_SCANNED = 20_000
+# The Gymnasium namespace of gridsim's ids ("gridsim/MiniGrid-DoorKey-8x8-v0"): the resolver suggests
+# ids for a misspelt one, and the registry and the tools name ids with it.
+ID_NAMESPACE = "gridsim/"
 
 
 @functools.cache
@@ -185,15 +189,30 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
     # A suggestion is another name: never one that was just tried (a dangling link or a folder
     # named like a level is listed by name but is no file; suggesting it would name the failure).
     failed = {level, *names, *(n.removesuffix(".txt").removesuffix(".py") for n in names)}
-    known = [n for n in level_names(level_directory, text_only=text_only) if n not in failed]
+    # Spelling -> the name suggested: the levels, and the ids for callers that take an id or a level
+    # name (evaluate, the gridsim commands), which end here for a misspelt id.
+    known = {n: n for n in level_names(level_directory, text_only=text_only) if n not in failed}
+    if not text_only:
+        known |= _id_spellings(name, failed)
     suggestions = close_matches(names[-1], known) or close_matches(name, known)
-    if not text_only and name.startswith("gridsim/"):
-        # Callers that take an id or a level name (evaluate, gridsim eval) end here for a misspelt id.
-        import gymnasium as gym
+    raise LevelNotFoundError(level, tried, [known[s] for s in suggestions])
 
-        ids = [k for k in gym.registry if k.startswith("gridsim/") and k not in failed]
-        suggestions = close_matches(name, ids) + suggestions
-    raise LevelNotFoundError(level, tried, suggestions)
+
+def _id_spellings(name: str, failed: set[str]) -> dict[str, str]:
+    """The gridsim ids, each as ``name`` would spell it -> the id as registered.
+
+    A name in gridsim's namespace is compared with the ids whole; a name without a ``/`` with the
+    ids without the namespace (``MiniGrid-DoorKey-8x8-v9``, Minigrid's spelling, suggests
+    ``gridsim/MiniGrid-DoorKey-8x8-v0``); a name in a folder (``nav/four_romos``) is no id.
+    """
+    import gymnasium as gym
+
+    ids = [k for k in gym.registry if k.startswith(ID_NAMESPACE) and k not in failed]
+    if name.startswith(ID_NAMESPACE):
+        return {k: k for k in ids}
+    if "/" in name:
+        return {}
+    return {k.removeprefix(ID_NAMESPACE): k for k in ids}
 
 
 def level_names(level_directory: str | Path | None = None, *, text_only: bool = False) -> list[str]:

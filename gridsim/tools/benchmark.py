@@ -11,12 +11,82 @@ import platform
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, cast
 
+import gymnasium as gym
 import numpy as np
 
 from gridsim._version import installed_version
+from gridsim.engine.family import Family
+from gridsim.engine.vector import GridVectorEnv
+from gridsim.families import family_of, family_row
+from gridsim.make import load_level
+from gridsim.tools.env_names import gridsim_id
 
-__all__ = ["Measurement", "machine_info", "make_actions", "measure", "measure_threads", "obs_type_of", "raw_step_fn"]
+__all__ = ["BenchTarget", "Measurement", "bench_target", "machine_info", "make_actions", "measure", "measure_threads",
+           "obs_type_of", "raw_step_fn"]
+
+
+@dataclass(frozen=True)
+class BenchTarget:
+    """What ``gridsim bench --level NAME`` times (:func:`bench_target`).
+
+    Attributes:
+        kind: ``"id"`` (a registered id) or ``"level"`` (a level name or file).
+        name: the id as registered, or the level's name as given.
+        family: the family of its env (its observation types, and those timed by default).
+        make: ``make(num_envs, **kwargs)`` builds a batch of it, ``kwargs`` (``num_threads``,
+            ``obs_type``) over its own.
+    """
+
+    kind: str
+    name: str
+    family: Family
+    make: Callable[..., GridVectorEnv]
+
+
+def bench_target(name: str | Path, level_directory: str | Path | None = None) -> BenchTarget:
+    """What ``gridsim bench`` times for ``--level name``.
+
+    A registered gridsim id, also without its namespace (Minigrid's ``MiniGrid-DoorKey-8x8-v0``:
+    :func:`gridsim.tools.env_names.gridsim_id`), is its env as registered: a batch is
+    ``gymnasium.make_vec(id, num_envs=N)``, with the id's keyword arguments and step limit, the
+    env ``gymnasium.make(id)`` makes, batched. A level name or file is :func:`gridsim.make`'s level
+    with the family's benchmark settings (``FamilyTools.bench_kwargs``; navigation and kitchens:
+    episodes of 100 steps).
+
+    Args:
+        name: an id, a level name, or a level file as a ``pathlib.Path``.
+        level_directory: a folder searched for a level name before the built-in levels.
+
+    Raises:
+        gridsim.GridSimError: a name that is no id and no level (the error names the closest ids
+            and levels), or an env that does not build.
+    """
+    env_id = gridsim_id(name) if isinstance(name, str) else None
+    if env_id is None:
+        level, source = load_level(name, level_directory)
+        family = family_row(level.family)
+
+        def make_level_batch(num_envs: int, **kwargs: Any) -> GridVectorEnv:
+            return level.make_env(num_envs, settings={}, source=source, **{**family.tools.bench_kwargs, **kwargs})
+
+        return BenchTarget("level", os.fspath(name), family, make_level_batch)
+
+    def make_id_batch(num_envs: int, **kwargs: Any) -> GridVectorEnv:
+        # A gridsim id's vector entry point (gridsim_id) is a family's env class or gridsim.make.
+        return cast(GridVectorEnv, gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                                                **kwargs))
+
+    # A one-env batch tells the family (an id of a level by name has its level's) and shows, before
+    # any table, that the id builds.
+    probe = make_id_batch(1)
+    try:
+        family = family_of(probe)
+    finally:
+        probe.close()
+    return BenchTarget("id", env_id, family, make_id_batch)
 
 
 @dataclass

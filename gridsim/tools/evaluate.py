@@ -22,8 +22,8 @@ from gymnasium.vector import AutoresetMode
 
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, InvalidActionError, InvalidArgumentError, PolicyError
-from gridsim.registry import id_step_limit
-from gridsim.tools.env_names import LEVEL_ID, env_entry
+from gridsim.registry import LEVEL_ID, id_step_limit
+from gridsim.tools.env_names import env_entry
 from gridsim.tools.policies import _PolicyCaller, policy_name
 from gridsim.tools.results import EvalResult
 

@@ -264,8 +264,8 @@ def parser() -> argparse.ArgumentParser:
         description="Play a gridsim env by hand: a pygame window, or text in the terminal\n"
                     "(without a display or pygame, or with --terminal).", epilog=keys_help())
     p.add_argument("env_id", nargs="?", default=None, type=command_line_env, metavar="id",
-                   help="a registered id (gridsim list), a level name or a level file, e.g. "
-                        "gridsim/Gridroboman-LiftRed-v0, gridsim/Kitchen-open-divider_salad-v0, nav/four_rooms")
+                   help="a registered id (gridsim list), a level name or a level file, as gridsim eval takes "
+                        "them, e.g. gridsim/Gridroboman-LiftRed-v0, MiniGrid-DoorKey-8x8-v0, nav/four_rooms")
     p.add_argument("--seed", type=int, default=None, help="the seed of the first reset (default: none)")
     p.add_argument("--terminal", action="store_true", help="draw as text even with a display")
     return p

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from engine.command_line import one_line_error, sigterm_handler_kept  # noqa: F401 - an autouse fixture
 from engine.family_cases import FAMILY_IDS, merged
 
 import gridsim
@@ -24,17 +24,6 @@ def level_name_param(family: str) -> pytest.param:
 
 
 LEVEL_NAMES = [level_name_param(family) for family in FAMILY_IDS]
-
-
-@pytest.fixture(autouse=True)
-def sigterm_handler_kept():
-    """gridsim play leaves its SIGTERM handler set: the process's own comes back after each test.
-
-    (Kept, it would reach the workers a later test forks, which SIGTERM then no longer ends at once.)
-    """
-    before = signal.getsignal(signal.SIGTERM)
-    yield
-    signal.signal(signal.SIGTERM, before)
 
 
 def test_version_prints_the_version(capsys):
@@ -270,16 +259,6 @@ def test_measure_calls_progress_after_each_repeat():
     measure(envs, make_actions(envs.single_action_space, 2, 4, 0), repeats=4, progress=lambda: calls.append(1))
     assert len(calls) == 4
     envs.close()
-
-
-def one_line_error(capsys, command: str) -> str:
-    """The one line a refused command wrote to stderr (nothing on stdout, no traceback)."""
-    captured = capsys.readouterr()
-    lines = captured.err.splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith(f"gridsim {command}: error: ") and "Traceback" not in captured.err
-    assert captured.out == ""
-    return lines[0]
 
 
 TINY_BENCH = ["--steps", "2", "--repeats", "1", "--num-envs", "4"]

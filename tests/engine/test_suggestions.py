@@ -62,3 +62,16 @@ def test_no_suggestion_for_a_name_like_nothing():
     with pytest.raises(gridsim.LevelNotFoundError) as exc:
         gridsim.make("zzzzqqqq/xxxx", 2)
     assert exc.value.suggestions == [] and "did you mean" not in str(exc.value)
+
+
+def test_misspelt_id_without_gridsims_namespace_names_the_closest_ids():
+    with pytest.raises(gridsim.LevelNotFoundError) as exc:
+        gridsim.evaluate("random", "MiniGrid-DoorKey-8x8-v9", range(2))
+    assert exc.value.suggestions[0] == "gridsim/MiniGrid-DoorKey-8x8-v0"
+    assert all(s.startswith("gridsim/MiniGrid-DoorKey-") for s in exc.value.suggestions)
+
+
+def test_a_level_name_in_a_folder_suggests_levels_only():
+    with pytest.raises(gridsim.LevelNotFoundError) as exc:
+        gridsim.make("nav/four_romos", 2)
+    assert exc.value.suggestions and not any(s.startswith("gridsim/") for s in exc.value.suggestions)
