@@ -576,10 +576,17 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             pass  # "auto", checked by the env
     try:
-        return args.fn(args)
+        code = args.fn(args)
+        sys.stdout.flush()  # here, where a closed pipe is caught, rather than at exit
+        return code
     except GridSimError as error:  # bad input (a level that does not load, say): one line, as argparse's own errors
         print(f"gridsim {args.command}: error: {first_line(error)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader stopped early (gridsim list | head): end quietly, as a pipe's writer does. What
+        # is left in stdout's buffer goes nowhere, so that flushing it at exit raises nothing either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -368,3 +368,17 @@ def test_bench_times_each_resolved_thread_count_once(capsys, monkeypatch):
     assert main(["bench", "--threads", "1", str(auto), "auto", "1", *TINY]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.endswith("kernel threads " + " ".join(dict.fromkeys(["1", str(auto)])))
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--settings"]])
+def test_a_reader_that_stops_early_gets_no_traceback(args):
+    # gridsim list | head: the reader closes the pipe after a line; the writer ends quietly.
+    proc = subprocess.Popen([sys.executable, "-m", "gridsim.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=Path(GRIDSIM_HOME).anchor,
+                            env=dict(os.environ, PYTHONPATH=GRIDSIM_HOME))
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
