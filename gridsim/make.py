@@ -14,7 +14,9 @@ import contextlib
 import functools
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import gymnasium as gym
 
 from gridsim.engine.settings import (
     COMMON_SETTINGS,
@@ -32,7 +34,7 @@ from gridsim.engine.single import SingleEnvView
 from gridsim.engine.vector import GridVectorEnv
 from gridsim.errors import ArgumentTypeError, GridSimError, InvalidArgumentError, LevelError, LevelNotFoundError
 from gridsim.families import FAMILIES, family_row
-from gridsim.levels.lookup import LevelSource, import_level_module, read_source, resolve_level
+from gridsim.levels.lookup import LevelSource, gridsim_id, import_level_module, read_source, resolve_level
 from gridsim.levels.textmap import parse_level_text
 
 __all__ = ["Level", "LevelEnv", "load_level", "make"]
@@ -311,9 +313,12 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
 
     ``level`` is a name (``"examples/maze:21"``, ``"roboman:StackRedOnGreen"``,
     ``"kitchen/open-divider_salad"``), a path, an inline map (``"=" + text`` with
-    ``family=``) or a :class:`Level`. The family comes from the name or the level's
-    ``family`` setting; the settings a level file writes (``max_episode_steps``, ``obs_type``,
-    ``actions``, ``alphabet``, ``view_size``) are defaults that ``settings`` and ``kwargs`` override.
+    ``family=``), a :class:`Level`, or a registered gridsim id (``"gridsim/MiniGrid-DoorKey-8x8-v0"``,
+    or Minigrid's ``"MiniGrid-DoorKey-8x8-v0"``: :func:`gridsim.levels.lookup.gridsim_id`), which
+    makes the id's env as registered, ``gymnasium.make_vec(id, num_envs)``. The family comes from
+    the name or the level's ``family`` setting; the settings a level file writes
+    (``max_episode_steps``, ``obs_type``, ``actions``, ``alphabet``, ``view_size``) are defaults
+    that ``settings`` and ``kwargs`` override.
 
     ``settings`` is Lab2D's string table (nested values are flattened); ``kwargs`` are the
     family's keyword arguments. The reserved Lab2D settings ``levelName``, ``levelDirectory``
@@ -347,6 +352,15 @@ def make(level: str | Path | Level | None = None, num_envs: int = 1, *, settings
             kwargs[name] = value
     if level is None:
         raise ArgumentTypeError("make() needs a level (or the setting 'levelName')")
+    env_id = gridsim_id(level) if isinstance(level, str) else None
+    if env_id is not None:
+        # A registered id is its env as registered (its keyword arguments and step limit), batched.
+        if level_directory is not None or family is not None:
+            raise ArgumentTypeError(f"{level!r} is a registered id: it takes no level_directory or family")
+        if flat:
+            kwargs["settings"] = flat
+        return cast(GridVectorEnv, gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                                                **kwargs))
     lvl, src = load_level(level, level_directory, family, allow_code=allow_code)
     return lvl.make_env(num_envs, settings=flat, source=src, **kwargs)
 

@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from gridsim.errors import ArgumentTypeError, LevelError, LevelNotFoundError, close_matches
 from gridsim.levels.textmap import ParsedLevel, decode_level_bytes, parse_level_text
@@ -35,6 +36,7 @@ __all__ = [
     "builtin_root",
     "check_level_name",
     "find_level",
+    "gridsim_id",
     "import_level_module",
     "level_names",
     "read_level",
@@ -196,6 +198,33 @@ def resolve_level(level: str | Path, level_directory: str | Path | None = None, 
         known |= _id_spellings(name, failed)
     suggestions = close_matches(names[-1], known) or close_matches(name, known)
     raise LevelNotFoundError(level, tried, [known[s] for s in suggestions])
+
+
+def gridsim_id(name: str) -> str | None:
+    """The registered gridsim id ``name`` names, or None when it names none.
+
+    A registered id whose env is gridsim's names itself (``gridsim/Nav-four_rooms-v0``, or an id
+    of :func:`gridsim.register_level`). A name without a namespace also names the gridsim id it is
+    the end of: ``MiniGrid-DoorKey-8x8-v0``, Minigrid's own id, is ``gridsim/MiniGrid-DoorKey-8x8-v0``,
+    which plays that env seed for seed. It does so even where the ``minigrid`` package has
+    registered its own env under that name: the gridsim tools run gridsim envs.
+
+    Args:
+        name: an id, with or without ``gridsim/``.
+
+    Returns:
+        The id as registered, or None.
+    """
+    import gymnasium as gym
+
+    candidates = [name] if "/" in name else [name, ID_NAMESPACE + name]
+    return next((c for c in candidates if c in gym.registry and _is_gridsim(gym.registry[c])), None)
+
+
+def _is_gridsim(spec: Any) -> bool:
+    """Whether a Gymnasium spec makes a gridsim env (its vector entry point is gridsim's)."""
+    entry = spec.vector_entry_point
+    return isinstance(entry, str) and entry.startswith("gridsim.")
 
 
 def _id_spellings(name: str, failed: set[str]) -> dict[str, str]:

@@ -20,35 +20,10 @@ from typing import Any
 import gymnasium as gym
 
 from gridsim.errors import ArgumentTypeError
-from gridsim.levels.lookup import ID_NAMESPACE
+from gridsim.levels.lookup import gridsim_id
 from gridsim.registry import LEVEL_ID
 
 __all__ = ["command_line_env", "env_entry", "gridsim_id", "make_single"]
-
-
-def gridsim_id(name: str) -> str | None:
-    """The registered gridsim id ``name`` names, or None when it names none.
-
-    A registered id whose env is gridsim's names itself (``gridsim/Nav-four_rooms-v0``, or an id
-    of :func:`gridsim.register_level`). A name without a namespace also names the gridsim id it is
-    the end of: ``MiniGrid-DoorKey-8x8-v0``, Minigrid's own id, is ``gridsim/MiniGrid-DoorKey-8x8-v0``,
-    which plays that env seed for seed. It does so even where the ``minigrid`` package has
-    registered its own env under that name: the gridsim tools run gridsim envs.
-
-    Args:
-        name: an id, with or without ``gridsim/``.
-
-    Returns:
-        The id as registered, or None.
-    """
-    candidates = [name] if "/" in name else [name, ID_NAMESPACE + name]
-    return next((c for c in candidates if c in gym.registry and _is_gridsim(gym.registry[c])), None)
-
-
-def _is_gridsim(spec: gym.envs.registration.EnvSpec) -> bool:
-    """Whether a Gymnasium spec makes a gridsim env (its vector entry point is gridsim's)."""
-    entry = spec.vector_entry_point
-    return isinstance(entry, str) and entry.startswith("gridsim.")
 
 
 def env_entry(env: str | os.PathLike) -> tuple[str, dict[str, Any]]:

@@ -75,3 +75,45 @@ def test_a_level_name_in_a_folder_suggests_levels_only():
     with pytest.raises(gridsim.LevelNotFoundError) as exc:
         gridsim.make("nav/four_romos", 2)
     assert exc.value.suggestions and not any(s.startswith("gridsim/") for s in exc.value.suggestions)
+
+
+def _first_ids():
+    from engine.family_cases import FAMILY_IDS
+
+    return [ids[0] for ids in FAMILY_IDS.values()]
+
+
+@pytest.mark.parametrize("env_id", _first_ids())
+def test_make_takes_a_registered_id_as_registered(env_id):
+    # gridsim.make(id) is the id's env as gymnasium.make_vec makes it: its arguments and step limit.
+    ours, theirs = gridsim.make(env_id, 3), gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
+    assert type(ours) is type(theirs) and ours.num_envs == 3
+    assert ours.max_episode_steps == theirs.max_episode_steps
+    assert ours.init_args == theirs.init_args
+    ours.close()
+    theirs.close()
+    with pytest.raises(gridsim.ArgumentTypeError, match="registered id: it takes no level_directory"):
+        gridsim.make(env_id, 2, level_directory=".")
+
+
+def test_make_takes_minigrids_own_ids():
+    envs = gridsim.make("MiniGrid-DoorKey-8x8-v0", 2)
+    assert envs.env_name == "MiniGrid-DoorKey-8x8-v0" and envs.max_episode_steps == 640
+
+
+def _family_first_ids():
+    from engine.family_cases import FAMILY_IDS
+
+    return [pytest.param(family, ids[0], id=family) for family, ids in FAMILY_IDS.items()]
+
+
+@pytest.mark.parametrize("family, env_id", _family_first_ids())
+def test_every_name_make_suggests_is_one_make_takes(family, env_id):
+    # A misspelt level name or id suggests names; gridsim.make takes each of them.
+    name, colon, argument = FAMILIES[family].tools.bench_name().partition(":")
+    for typo in (env_id[:-1] + "9", env_id.removeprefix("gridsim/")[:-1] + "9", name + "x" + colon + argument):
+        with pytest.raises(gridsim.LevelNotFoundError) as info:
+            gridsim.make(typo, 1)
+        assert info.value.suggestions, typo
+        for name in info.value.suggestions:
+            gridsim.make(name, 1).close()
