@@ -955,11 +955,21 @@ class GridVectorEnv(VectorEnv):
         return _restore_vector_env, (type(self), dict(self.init_args), self.state_dict(), attrs)
 
     def __del__(self):
-        if not getattr(self, "closed", True):
-            try:
-                self.close()
-            except Exception:  # noqa: BLE001 - never raise from a finalizer
-                pass
+        if getattr(self, "closed", True):
+            return
+        # No thread is in a call on an env being freed (it would hold a reference): a lock held
+        # now was left held (an interrupt between its acquire and the call's block), and the
+        # finalizer, on whatever thread the collector runs, must not wait for it forever.
+        lock = getattr(self, "_lock", None)
+        if lock is not None and not lock.acquire(blocking=False):
+            return
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+        finally:
+            if lock is not None:
+                lock.release()
 
     # -------------------------------------------------------- call / get_attr
 

@@ -7,7 +7,10 @@ the original; every method of a closed env raises :class:`gridsim.errors.ClosedE
 from __future__ import annotations
 
 import copy
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +19,8 @@ from engine.family_cases import merged
 
 import gridsim
 from gridsim.errors import ClosedEnvError
+
+GRIDSIM_HOME = str(Path(gridsim.__file__).resolve().parents[1])
 
 # name -> (vector env class, single env class, keywords): every family's COPY_CASES (tests/<family>/cases.py).
 COPY_CASES = merged("COPY_CASES")
@@ -184,3 +189,21 @@ def test_env_of_a_python_level_file_copies_with_its_level():
     assert type(clone.level_def) is type(env.level_def) and clone.level_values == env.level_values
     actions = actions_for(env, 10, seed=1)
     assert_same(run(clone, actions), run(env, actions))
+
+
+def test_freeing_an_env_whose_lock_was_left_held_does_not_hang():
+    # A lock left held (an interrupt between its acquire and the call's block, on a thread that has
+    # since ended): the env's finalizer, run by the collector, must not wait for it forever.
+    code = """
+import gc, threading
+import gridsim
+envs = gridsim.make("nav/room1_small", 2)
+taker = threading.Thread(target=envs._lock.acquire)
+taker.start(); taker.join()
+del envs
+gc.collect()
+print("freed")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
+                         env=dict(os.environ, PYTHONPATH=GRIDSIM_HOME), cwd=Path(GRIDSIM_HOME).anchor)
+    assert run.returncode == 0 and run.stdout.strip() == "freed", run.stderr
