@@ -153,7 +153,8 @@ cdef void run_job(kernel_t self, UnitJob* job, Py_ssize_t lo, Py_ssize_t hi) noe
             reset_unit(self, job.mask, u)
     elif job.kind == JOB_OBSERVE:
         for u in range(lo, hi):
-            self.write_obs(u, False)
+            if job.mask == NULL or job.mask[u]:
+                self.write_obs(u, False)
     elif v == 0:
         step_span(self, <const int8_t*>job.actions, <const EventsOff*>NULL, <const OneLimit*>NULL, job.ev, lo, hi)
     elif v == 1:
@@ -232,15 +233,18 @@ cdef int reset_units(kernel_t self, const uint8_t* mask) noexcept nogil:
     return 0
 
 
-cdef int observe_units(kernel_t self) noexcept nogil:
+cdef int observe_units(kernel_t self, const uint8_t* mask) noexcept nogil:
+    # Rewrite the observation rows of every unit u with mask[u] nonzero (mask NULL: every unit).
     cdef Py_ssize_t u, n = self.units
     cdef UnitJob job
     if use_threads(self.num_threads, n, self.thread_min_units):
         job.kind = JOB_OBSERVE
+        job.mask = mask
         run_threaded(self, &job)
         return 0
     for u in range(n):
-        self.write_obs(u, False)
+        if mask == NULL or mask[u]:
+            self.write_obs(u, False)
     return 0
 
 

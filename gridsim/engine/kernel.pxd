@@ -112,7 +112,7 @@ cdef int parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, chunk_fn fn, void*
 # What a threaded loop over units runs (the skeleton fills it in; Kernel.run_chunk reads it).
 cdef enum:
     JOB_RESET = 0       # reset_unit over the chunk (mask)
-    JOB_OBSERVE = 1     # write_obs over the chunk
+    JOB_OBSERVE = 1     # write_obs over the chunk (mask; NULL: every unit)
     JOB_STEP = 2        # step the chunk (actions, ev; variant: the step loop's specialisation)
     JOB_SCAN = 3        # the checks before a step: actions in range, episode limits that differ
 
@@ -131,7 +131,7 @@ cdef struct UnitJob:
     int64_t choices          # JOB_SCAN: actions must be below this (0: not checked)
     uint64_t valid           # JOB_SCAN: ALL_VALID while every action scanned is in range (atomic AND)
     int mixed                # JOB_SCAN: 1 once two units' episode limits differ (atomic OR)
-    const uint8_t* mask      # JOB_RESET: (U,) units to reset
+    const uint8_t* mask      # JOB_RESET: (U,) units to reset; JOB_OBSERVE: units to observe (NULL: all)
     EventBuf* ev             # JOB_STEP: the event buffers (NULL with events off)
 
 
@@ -139,8 +139,9 @@ cdef struct UnitJob:
 # err_code (and err_env) set on error.
 # reset every unit u with mask[u] nonzero (mask: (U,)): its next episode, events cleared, observations
 ctypedef int (*reset_hook)(void* kernel, const uint8_t* mask) noexcept nogil
-# rewrite every row's observation from the state
-ctypedef int (*observe_hook)(void* kernel) noexcept nogil
+# rewrite from the state the observation rows of every unit u with mask[u] nonzero (mask: (U,);
+# NULL: every unit). A unit that was never given a world is not a place to observe from.
+ctypedef int (*observe_hook)(void* kernel, const uint8_t* mask) noexcept nogil
 # validate n actions (U * A expected), then step every unit: the rows whose episode ended, or -1
 ctypedef Py_ssize_t (*step_i64_hook)(void* kernel, const int64_t* actions, Py_ssize_t n) noexcept nogil
 ctypedef Py_ssize_t (*step_i32_hook)(void* kernel, const int32_t* actions, Py_ssize_t n) noexcept nogil

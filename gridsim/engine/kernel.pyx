@@ -110,7 +110,7 @@ cdef int unbound(void* kernel) noexcept nogil:
     return -1
 
 
-cdef int unbound_reset(void* kernel, const uint8_t* mask) noexcept nogil:
+cdef int unbound_masked(void* kernel, const uint8_t* mask) noexcept nogil:
     return unbound(kernel)
 
 
@@ -144,8 +144,8 @@ cdef class Kernel:
     """
 
     def __cinit__(self):
-        self.entry.reset = unbound_reset
-        self.entry.observe = unbound
+        self.entry.reset = unbound_masked
+        self.entry.observe = unbound_masked
         self.entry.step_i64 = unbound_step_i64
         self.entry.step_i32 = unbound_step_i32
         self.entry.chunk = unbound_chunk
@@ -231,11 +231,21 @@ cdef class Kernel:
         if rc < 0:
             raise kernel_error(self, "reset")
 
-    def observe(self):
-        """Rewrite every row's observation from the state (after a state is injected)."""
+    def observe(self, const uint8_t[::1] mask=None):
+        """Rewrite observations from the state (after a state is injected): every unit's, or those whose ``mask`` is nonzero.
+
+        ``mask`` (U,) uint8: the units that hold a world; a unit never given one is no place to
+        observe from (its fields hold their initial fill, which no family's observation reads
+        safely), so its rows keep what they hold.
+        """
+        cdef const uint8_t* m = NULL
         cdef int rc
+        if mask is not None:
+            if mask.shape[0] != self.units:
+                raise ValueError(f"observe mask has length {mask.shape[0]}, expected {self.units}")
+            m = &mask[0] if mask.shape[0] > 0 else NULL
         with nogil:
-            rc = self.entry.observe(<void*>self)
+            rc = self.entry.observe(<void*>self, m)
         if rc < 0:
             raise kernel_error(self, "observe")
 

@@ -133,7 +133,8 @@ class StateIO(Part[Any]):
         calls: list = [] if max_steps is None else [(setattr, (env.kernel, "max_steps", max_steps))]
         # Observations are derived state: observed from the loaded worlds, never taken from the
         # saved ones (a kernel that keeps a row whose view did not change would return them on).
-        calls += [(env.kernel.sync_outputs, ()), (env.kernel.observe, ())]
+        observed = None if worlds is None else np.ascontiguousarray(worlds, np.uint8)
+        calls += [(env.kernel.sync_outputs, ()), (env.kernel.observe, (observed,))]
         env.commit(writes, calls, worlds=worlds)
 
     def _check_origin(self, source: StateSource):
@@ -219,7 +220,7 @@ class StateIO(Part[Any]):
             writes.append((st.event_count, np.array([unit], np.intp), np.zeros(1, st.event_count.dtype)))
         worlds = env.has_world
         worlds[unit] = True  # a valid place to step from
-        env.commit(writes, [*after_write, (env.kernel.observe, ())], worlds=worlds)
+        env.commit(writes, [*after_write, (env.kernel.observe, (worlds.view(np.uint8),))], worlds=worlds)
         return env.row_obs(row)
 
     # ------------------------------------------------------------ loaded values

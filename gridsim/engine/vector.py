@@ -787,7 +787,7 @@ class GridVectorEnv(VectorEnv):
         """
         if self._obs_external:
             self.kernel.bind_obs(self.state.obs)
-            self.kernel.observe()
+            self.kernel.observe(self._has_world.view(np.uint8))
             self._obs_external = False
 
     @synchronized

@@ -80,6 +80,10 @@ class RobomanState(BatchState):
         self.held = self.record[:, r["HELD"]]  # (N,) lifted object, -1 = None
         self.task = self.record[:, r["TASK"]]  # (N,) task id
         assert np.shares_memory(self.obj_pos, self.record)
+        # An env never reset holds a world of valid fields (all at (0, 0), nothing linked or held,
+        # the first task), so that a batch never reset copies, saves and loads like any other.
+        self.agent[:] = 0
+        self.obj_pos[:] = 0
         self.task[:] = self.task_set[0]
 
     def check_own(self, v: StateView):

@@ -1,9 +1,12 @@
 """The kernel's contract with Python: shared constants, memory safety before reset, error codes."""
 
+import copy
+import pickle
+
 import gymnasium as gym
 import numpy as np
 import pytest
-from engine.family_cases import obs_array, variants_and_first_ids
+from engine.family_cases import merged, obs_array, variants_and_first_ids
 
 import gridsim
 from gridsim import _core
@@ -81,3 +84,33 @@ def test_returned_observations_are_the_callers_and_never_read_back(make):
     obs3, *_ = envs.step(np.zeros(envs.action_space.shape, envs.action_space.dtype))
     for part in arrays_of(obs3):
         assert not any(np.shares_memory(part, other) for other in arrays_of(obs) + arrays_of(obs2))
+
+
+@pytest.mark.parametrize("case", sorted(merged("STATE_CASES")))
+def test_worlds_never_given_one_are_not_observed(case):
+    # A world never reset holds its fields' initial fill: no place to observe from (a navigation
+    # view there reads outside the map). set_state and load_state_dict observe the worlds that have
+    # one; the rest keep what their rows hold (run under the sanitizer build too).
+    make = merged("STATE_CASES")[case]
+    donor, envs = make(), make()
+    donor.reset(seed=3)
+    untouched = obs_array(envs.state.obs).copy()
+    obs, _ = envs.set_state(donor.get_state(0), 0)
+    rows = np.isin(envs.row_units, [0])
+    assert np.array_equal(obs_array(envs.state.obs)[~rows], untouched[~rows])
+    assert np.array_equal(obs_array(envs.state.obs)[rows], obs_array(donor.state.obs)[rows])
+    state = envs.state_dict()
+    other = make()
+    other.load_state_dict(state)
+    assert np.array_equal(obs_array(other.state.obs)[rows], obs_array(donor.state.obs)[rows])
+    assert other.has_world.tolist() == envs.has_world.tolist()
+
+
+@pytest.mark.parametrize("case", sorted(merged("STATE_CASES")))
+def test_a_batch_never_reset_copies_and_saves(case):
+    # Its fields' initial fill passes the family's checks (gridroboman's records hold valid cells).
+    envs = merged("STATE_CASES")[case]()
+    for copy_of in (copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))):
+        other = copy_of(envs)
+        assert other.has_world.tolist() == [False] * envs.state.num_units
+        other.reset(seed=1)
