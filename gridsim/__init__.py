@@ -29,6 +29,7 @@ from gridsim.errors import (
     LevelNotFoundError,
     NameNotFoundError,
     PolicyError,
+    ReadOnlyAttributeError,
 )
 from gridsim.families import FAMILIES
 from gridsim.lab2d import (
@@ -70,6 +71,7 @@ __all__ = [
     "PropertyAttribute",
     "PropertyResult",
     "PolicyError",
+    "ReadOnlyAttributeError",
     "RandomPolicy",
     "Setting",
     "SettingsError",

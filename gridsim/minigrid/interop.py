@@ -28,19 +28,9 @@ from typing import Any
 import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
-from gridsim.minigrid.ids import COLOR_NAMES
+from gridsim.minigrid.world import COLOR_TO_IDX, OBJECT_TO_IDX, contents_code
 
 __all__ = ["contents_code", "state_of", "task_of"]
-
-OBJECT_TO_IDX = {name: int(v) for name, v in _kernel.MINIGRID_OBJECTS.items()}
-COLOR_TO_IDX = {name: k for k, name in enumerate(COLOR_NAMES)}
-
-
-def contents_code(obj: Any) -> int:
-    """A box's contents as the kernel stores them: 0 for none, else ``1 + object * 8 + colour``."""
-    if obj is None:
-        return 0
-    return 1 + OBJECT_TO_IDX[obj.type] * 8 + COLOR_TO_IDX[obj.color]
 
 
 def _pair(pos: Any) -> tuple[int, int]:
