@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
+import gridsim._core as _core
 import gridsim.minigrid._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
@@ -17,7 +18,7 @@ from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import COMMON_SETTINGS, Setting, accepts_settings, check_choice, check_max_steps
 from gridsim.engine.single import SingleEnvView
 from gridsim.engine.state import StateView, brief
-from gridsim.engine.vector import GridVectorEnv
+from gridsim.engine.vector import GridVectorEnv, _row_seeds
 from gridsim.errors import InvalidArgumentError, InvalidStateError, KernelError, ReadOnlyAttributeError
 from gridsim.lab2d.surface import LevelApiFacade
 from gridsim.minigrid.api import MinigridApi
@@ -341,6 +342,77 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     def env_np_random_seed(self, index: int = 0) -> int:
         """Env ``index``'s ``np_random_seed`` as Gymnasium defines it: its seed, -1 once a generator was given."""
         return self.env_generators.seed(self.row_index(index))
+
+    @synchronized
+    def env_random(self, rows=None) -> np.ndarray:
+        """``env_np_random(i).random()`` for each env ``i`` of ``rows``, drawn in the kernel: float64 (len(rows),).
+
+        Args:
+            rows: a bool mask of the envs, or their indices (None: every env). Each draws once,
+                from its own stream, which moves on as ``np_random``'s would.
+        """
+        rows = self._draw_rows(rows)
+        self.env_generators.pull()
+        out = _kernel.rng_random_rows(self.state.bitgen, rows)
+        self.env_generators.push()
+        return out
+
+    @synchronized
+    def env_integers(self, low: int, high: int, rows=None) -> np.ndarray:
+        """``env_np_random(i).integers(low, high)`` for each env ``i`` of ``rows`` (as :meth:`env_random`): int64."""
+        rows = self._draw_rows(rows)
+        self.env_generators.pull()
+        out = _kernel.rng_integers_rows(self.state.bitgen, rows, int(low), int(high))
+        self.env_generators.push()
+        return out
+
+    def _draw_rows(self, rows) -> np.ndarray:
+        self.check_open()
+        if rows is None:
+            rows = np.arange(self.num_envs, dtype=np.intp)
+        rows = np.asarray(rows)
+        if rows.dtype == np.bool_:
+            if rows.shape != (self.num_envs,):
+                raise InvalidArgumentError(f"a mask of rows has shape ({self.num_envs},), got {rows.shape}")
+            rows = np.flatnonzero(rows)
+        elif rows.ndim != 1 or rows.dtype.kind not in "iu" or (len(rows) and not (
+                0 <= rows.min() and rows.max() < self.num_envs)):
+            raise InvalidArgumentError(f"rows must be a bool mask or indices 0..{self.num_envs - 1}, got {rows!r}")
+        for row in rows[~self.state.seeded[rows]].tolist():
+            self.env_generators.generator(row)  # never seeded: OS entropy, as Gymnasium's np_random
+        return np.ascontiguousarray(rows, dtype=np.intp)
+
+    @synchronized
+    def seed_next_episodes(self, seeds) -> None:
+        """Seed the next episode of some envs: it starts as ``reset(seed=...)`` with that seed would.
+
+        The next episode is the one an autoreset or a reset without a seed starts (Minigrid's
+        ``ReseedWrapper`` seeds each reset so; :class:`gridsim.minigrid.wrappers.Reseed` is it for a
+        batch). From this call on, ``env_np_random_seed`` reports the new seed.
+
+        Args:
+            seeds: one entry per env, as ``reset``'s list of seeds: an int (0..2**128 - 1), or
+                None to leave the env as it is.
+        """
+        self.check_open()
+        given = _row_seeds(list(seeds) if not isinstance(seeds, np.ndarray) else seeds, self.num_envs)
+        assert given is not None
+        mask = np.not_equal(given, None) if given.dtype == object else np.ones(self.num_envs, np.bool_)  # type: ignore[call-overload]
+        if mask.any():
+            _, writes = self.seed_writes(mask, given)
+            _core.commit(writes, [])  # keys and flags only: the batch is as started (or not) as it was
+
+    @synchronized
+    def continue_episodes(self, rows) -> None:
+        """Let the episodes of ``rows`` (a bool mask) go on: their pending reset is cancelled.
+
+        For a wrapper that undoes an end (Minigrid's ``NoDeath``: :class:`gridsim.minigrid.wrappers.NoDeath`):
+        the envs step on from where they are, as Minigrid's do when the end is not reported.
+        """
+        self.check_open()
+        rows = np.flatnonzero(np.asarray(rows, bool))
+        if len(rows):
+            _core.commit([(self.state.needs_reset, rows, np.zeros(len(rows), np.bool_))], [])
 
     @synchronized
     def get_attr(self, name: str) -> tuple[Any, ...]:
