@@ -140,6 +140,7 @@ class MinigridAttributes:
         return cached[1]
 
     @grid.setter
+    @synchronized
     def grid(self, value: Any) -> None:
         raise _read_only("grid", WRITE_HINT)
 
@@ -181,6 +182,7 @@ class MinigridAttributes:
         self._dir_type = np.int64 if isinstance(value, np.integer) else int
 
     @property
+    @synchronized
     def dir_vec(self) -> np.ndarray:
         """The forward direction, an array (Minigrid's ``DIR_TO_VEC[agent_dir]``)."""
         d = self.agent_dir
@@ -188,12 +190,14 @@ class MinigridAttributes:
         return DIR_TO_VEC[d]
 
     @property
+    @synchronized
     def right_vec(self) -> np.ndarray:
         """The direction to the agent's right, an array."""
         dx, dy = self.dir_vec
         return np.array((-dy, dx))
 
     @property
+    @synchronized
     def front_pos(self) -> np.ndarray:
         """The cell in front of the agent, an array."""
         return self.agent_pos + self.dir_vec
@@ -222,38 +226,46 @@ class MinigridAttributes:
         self._write_state({"carrying": tuple(int(v) for v in value.encode()), "carrying_contents": contents})
 
     @property
+    @synchronized
     def width(self) -> int:
         """The grid's width."""
         return self._vec.spec_row.width
 
     @width.setter
+    @synchronized
     def width(self, value: Any) -> None:
         raise _read_only("width", "it is the id's (gridsim.minigrid.MINIGRID_IDS)")
 
     @property
+    @synchronized
     def height(self) -> int:
         """The grid's height."""
         return self._vec.spec_row.height
 
     @height.setter
+    @synchronized
     def height(self, value: Any) -> None:
         raise _read_only("height", "it is the id's (gridsim.minigrid.MINIGRID_IDS)")
 
     @property
+    @synchronized
     def see_through_walls(self) -> bool:
         """Whether the view shows everything in range (the id's)."""
         return self._vec.spec_row.see_through_walls
 
     @see_through_walls.setter
+    @synchronized
     def see_through_walls(self, value: Any) -> None:
         raise _read_only("see_through_walls", "it is the id's (gridsim.minigrid.MINIGRID_IDS)")
 
     @property
+    @synchronized
     def agent_view_size(self) -> int:
         """The side of the agent's view."""
         return self._vec.agent_view_size
 
     @agent_view_size.setter
+    @synchronized
     def agent_view_size(self, value: Any) -> None:
         raise _read_only("agent_view_size", "pass agent_view_size= to gym.make, or wrap the env in ViewSizeWrapper")
 
@@ -273,7 +285,9 @@ class MinigridAttributes:
     def max_steps(self) -> int:
         """The step limit (truncation, and the success reward's denominator) of this episode and the next."""
         limit = int(self._vec.state.ep_max_steps[self._row])
-        return limit if self._started() and limit > 0 else int(self._vec.max_episode_steps or self.max_steps_of_id)
+        if self._started() and limit > 0:
+            return limit
+        return int(self._vec.max_episode_steps or self._vec.spec_row.max_steps)
 
     @max_steps.setter
     @synchronized
@@ -291,11 +305,7 @@ class MinigridAttributes:
                      [(setattr, (vec.kernel, "max_steps", limit)), (setattr, (vec, "max_episode_steps", limit))])
 
     @property
-    def max_steps_of_id(self) -> int:
-        """The id's own ``max_steps``."""
-        return self._vec.spec_row.max_steps
-
-    @property
+    @synchronized
     def steps_remaining(self) -> int:
         """``max_steps - step_count``."""
         return self.max_steps - self.step_count
@@ -313,6 +323,7 @@ class MinigridAttributes:
 
     # ------------------------------------------------------------------ the view
 
+    @synchronized
     def get_view_coords(self, i: int, j: int) -> tuple[Any, Any]:
         """World cell (i, j) in the agent's view coordinates (possibly outside the view)."""
         ax, ay = self.agent_pos
@@ -326,6 +337,7 @@ class MinigridAttributes:
         ly = j - ty
         return rx * lx + ry * ly, -(dx * lx + dy * ly)
 
+    @synchronized
     def get_view_exts(self, agent_view_size: int | None = None) -> tuple[Any, Any, Any, Any]:
         """``(topX, topY, botX, botY)``: the view's extents in the world (bottom excluded)."""
         size = agent_view_size or self.agent_view_size
@@ -343,6 +355,7 @@ class MinigridAttributes:
             raise AssertionError("invalid agent direction")
         return top_x, top_y, top_x + size, top_y + size
 
+    @synchronized
     def relative_coords(self, x: int, y: int) -> tuple[Any, Any] | None:
         """The view coordinates of world cell (x, y), or None outside the view."""
         vx, vy = self.get_view_coords(x, y)
@@ -350,10 +363,12 @@ class MinigridAttributes:
             return None
         return vx, vy
 
+    @synchronized
     def in_view(self, x: int, y: int) -> bool:
         """Whether world cell (x, y) is in the agent's view."""
         return self.relative_coords(x, y) is not None
 
+    @synchronized
     def agent_sees(self, x: int, y: int) -> bool:
         """Whether the agent sees the object at world cell (x, y) (there must be one)."""
         coordinates = self.relative_coords(x, y)
@@ -411,6 +426,7 @@ class MinigridAttributes:
         """The world drawn, the cells the agent sees lightened with ``highlight``, uint8 (H * ts, W * ts, 3)."""
         return render_full(self._world_state(), tile_size, self.agent_view_size, self.see_through_walls, highlight)
 
+    @synchronized
     def get_frame(self, highlight: bool = True, tile_size: int = TILE_PIXELS, agent_pov: bool = False) -> np.ndarray:
         """The world (or with ``agent_pov`` the agent's view) drawn, pixel for pixel Minigrid's."""
         if agent_pov:
@@ -419,6 +435,7 @@ class MinigridAttributes:
 
     # ------------------------------------------------------------------ the rest
 
+    @synchronized
     def hash(self, size: int = 16) -> str:
         """Minigrid's hash of the state: sha256 of the grid's encoding, ``agent_pos`` and ``agent_dir``."""
         sample_hash = hashlib.sha256()
@@ -426,6 +443,7 @@ class MinigridAttributes:
             sample_hash.update(str(item).encode("utf8"))
         return sample_hash.hexdigest()[:size]
 
+    @synchronized
     def pprint_grid(self) -> str:
         """The grid in two letters a cell (Minigrid's ``pprint_grid``), the agent as its direction."""
         if self.agent_pos is None or self.agent_dir is None:

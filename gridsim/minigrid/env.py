@@ -732,15 +732,18 @@ class MinigridEnv(MinigridAttributes, SingleEnvView):
     # ------------------------------------------------------------------ the env's generator
 
     @property
+    @synchronized
     def np_random(self) -> np.random.Generator:
         """The env's generator, its own stream (``MinigridVectorEnv.env_np_random``); a seeded reset gives a new one."""
         return self._vec.env_np_random(0)
 
     @np_random.setter
+    @synchronized
     def np_random(self, value: np.random.Generator) -> None:
         self._vec.set_env_np_random(0, value)
 
     @property
+    @synchronized
     def np_random_seed(self) -> int:
         """The seed of ``np_random``: the last reset's, -1 once a generator was given (Gymnasium's meaning)."""
         return self._vec.env_np_random_seed(0)
