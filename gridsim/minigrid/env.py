@@ -53,6 +53,7 @@ IMAGE_ID_COUNTS = {
     _kernel.MINIGRID_OBS_FULL: (len(_kernel.MINIGRID_OBJECTS), len(COLOR_NAMES), 4),
 }
 OBJECT_NAMES = {v: k for k, v in _kernel.MINIGRID_OBJECTS.items()}
+FORWARD = 2  # the one action that moves the agent
 EMPTY = _kernel.MINIGRID_OBJECTS["empty"]
 
 
@@ -258,9 +259,9 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     def _step_with_generators(self, actions):
         # The draws made from the generators handed out go into their rows first; the rows' new
         # states go back into them after (rows an autoreset reseeded get new generators).
-        generators = self.env_generators
-        generators.pull()
-        pending = np.flatnonzero(self.state.reseed)
+        self.env_generators.pull()
+        reseed = self.state.reseed
+        pending = np.flatnonzero(reseed) if reseed.any() else None  # seeds queued for the next episodes
         try:
             out = super().step(actions)
         finally:
@@ -269,10 +270,11 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
             self._check_generated()
         return out
 
-    def _sync_generators_after(self, reseed_rows: np.ndarray):
+    def _sync_generators_after(self, reseed_rows: np.ndarray | None):
         """After a kernel call: the rows it reseeded drop their generators, the others' take the rows' states."""
         generators = self.env_generators
-        generators.forget(reseed_rows[~self.state.reseed[reseed_rows]])
+        if reseed_rows is not None and len(reseed_rows):
+            generators.forget(reseed_rows[~self.state.reseed[reseed_rows]])
         generators.push()
 
     @synchronized
@@ -287,7 +289,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         try:
             super().commit(writes, calls)
         finally:
-            self._sync_generators_after(np.concatenate(reseeded) if reseeded else np.zeros(0, np.intp))
+            self._sync_generators_after(np.concatenate(reseeded) if reseeded else None)
         return None
 
     @synchronized
@@ -299,7 +301,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         try:
             super().step_without_autoreset(actions)
         finally:
-            self._sync_generators_after(np.zeros(0, np.intp))
+            self._sync_generators_after(None)
         return None
 
     @synchronized
@@ -699,8 +701,8 @@ class MinigridEnv(MinigridAttributes, SingleEnvView):
                 raise InvalidActionError(f"action must be an integer scalar for {self.action_space}, got {action!r}")
         self._actions[0] = action
         obs, reward, term, trunc, _ = self._vec.step(self._actions)
-        if self._pos_as_put is not None:  # until the agent first moves (ids that place it themselves)
-            self._note_moves()
+        if action == FORWARD and self._pos_as_put is not None:  # only forward moves; ids that put the agent at
+            self._note_moves()                                   # their own start, until it first moves
         if self.render_mode == "human":
             self.render()
         return self._one(obs), float(reward[0]), bool(term[0]), bool(trunc[0]), {}
