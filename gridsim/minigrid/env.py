@@ -261,7 +261,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         # states go back into them after (rows an autoreset reseeded get new generators).
         self.env_generators.pull()
         reseed = self.state.reseed
-        pending = np.flatnonzero(reseed) if reseed.any() else None  # seeds queued for the next episodes
+        pending = np.flatnonzero(reseed) if np.count_nonzero(reseed) else None  # seeds queued for next episodes
         try:
             out = super().step(actions)
         finally:
@@ -324,7 +324,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         (and continues it). ``envs.np_random`` stays the vector env's own, as Gymnasium defines it.
 
         Each env asked for costs a check of its generator before and after each call (about
-        2 microseconds); the others cost nothing.
+        1.3 microseconds); the others cost nothing.
         """
         return self.env_generators.generator(self.row_index(index))
 

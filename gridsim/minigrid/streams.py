@@ -38,6 +38,18 @@ if TYPE_CHECKING:
 __all__ = ["EnvGenerators"]
 
 
+class _Handed:
+    """A generator handed out, and what was last synced between it and its row."""
+
+    __slots__ = ("gen", "words", "data", "state")
+
+    def __init__(self, gen: np.random.Generator, words: np.ndarray):
+        self.gen = gen
+        self.words = words  # the row's six words: a view of MinigridState.bitgen
+        self.data = words.tobytes()  # the words at the last sync
+        self.state = gen.bit_generator.state  # the generator's state at the last sync
+
+
 class EnvGenerators(Part["GridVectorEnv"]):
     """The numpy generators of a MiniGrid vector env's rows (``env.env_generators``), each its env's stream.
 
@@ -48,10 +60,8 @@ class EnvGenerators(Part["GridVectorEnv"]):
 
     def __init__(self, env: GridVectorEnv, lock: Any):
         super().__init__(env, lock)
-        # row -> its generator, and what was last synced: the row's words (bytes) and the
-        # generator's state dict written or read then.
-        self.handed_out: dict[int, np.random.Generator] = {}
-        self._synced: dict[int, tuple[bytes, Any]] = {}
+        self.handed_out: dict[int, np.random.Generator] = {}  # row -> its generator
+        self._synced: dict[int, _Handed] = {}
 
     @synchronized
     def generator(self, row: int) -> np.random.Generator:
@@ -102,30 +112,28 @@ class EnvGenerators(Part["GridVectorEnv"]):
     @synchronized
     def pull(self) -> None:
         """Write into their rows the generators something drew from since the last sync."""
-        st = self.env.state
-        for row, gen in self.handed_out.items():
-            state = gen.bit_generator.state
-            if state != self._synced[row][1]:
+        for kept in self._synced.values():
+            state = kept.gen.bit_generator.state
+            if state != kept.state:
                 words = from_numpy_state(state)
-                st.bitgen[row] = words
-                self._synced[row] = (words.tobytes(), state)
+                kept.words[:] = words
+                kept.data, kept.state = words.tobytes(), state
 
     @synchronized
     def push(self) -> None:
         """Write into their generators the rows whose words changed since the last sync."""
-        bitgen = self.env.state.bitgen
         unseeded = []
-        for row, gen in self.handed_out.items():
-            words = bitgen[row]
-            data = words.tobytes()
-            if data != self._synced[row][0]:
-                if not words.any():  # a loaded state of an env never seeded: it has no generator
+        for row, kept in self._synced.items():
+            data = kept.words.tobytes()
+            if data != kept.data:
+                if not kept.words.any():  # a loaded state of an env never seeded: it has no generator
                     unseeded.append(row)
                     continue
-                state = to_numpy_state(words)
-                gen.bit_generator.state = state
-                self._synced[row] = (data, state)
-        self.forget(unseeded)
+                state = to_numpy_state(kept.words)
+                kept.gen.bit_generator.state = state
+                kept.data, kept.state = data, state
+        if unseeded:
+            self.forget(unseeded)
 
     @synchronized
     def forget(self, rows: Any) -> None:
@@ -135,9 +143,8 @@ class EnvGenerators(Part["GridVectorEnv"]):
             self._synced.pop(row, None)
 
     def _keep(self, row: int, gen: np.random.Generator) -> None:
-        words = self.env.state.bitgen[row]
         self.handed_out[row] = gen
-        self._synced[row] = (words.tobytes(), gen.bit_generator.state)
+        self._synced[row] = _Handed(gen, self.env.state.bitgen[row])
 
     def _write_row(self, row: int, gen: np.random.Generator, seed: int | None) -> None:
         # The row takes the generator's state and continues it at its next unseeded reset (as
