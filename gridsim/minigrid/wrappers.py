@@ -2,31 +2,11 @@
 
 Minigrid's own wrappers (``minigrid.wrappers``) work on the single env
 (``gym.make("gridsim/MiniGrid-...")``) as they are. A batch (``gym.make_vec(...,
-vectorization_mode="vector_entry_point")``) gets each one's effect from a constructor argument,
-or from a wrapper here, so that it equals ``gymnasium.vector.SyncVectorEnv`` of the wrapped
-Minigrid envs (env i seeded s + i), step for step:
-
-==========================  ==================================================
-Minigrid's wrapper          a batch
-==========================  ==================================================
-``ImgObsWrapper``           ``obs_type="image"``
-``FullyObsWrapper``         ``obs_type="full"``
-``RGBImgObsWrapper``        ``obs_type="rgb_full"`` (``tile_size``)
-``RGBImgPartialObsWrapper`` ``obs_type="rgb"`` (``tile_size``)
-``ViewSizeWrapper``         ``agent_view_size=``
-``OneHotPartialObsWrapper`` :class:`OneHotPartialObs`
-``FlatObsWrapper``          :class:`FlatObs`
-``DictObservationSpaceWrapper`` :class:`DictObservationSpace`
-``DirectionObsWrapper``     :class:`DirectionObs`
-``SymbolicObsWrapper``      :class:`SymbolicObs`
-``ActionBonus``             :class:`ActionBonus`
-``PositionBonus``           :class:`PositionBonus`
-``NoDeath``                 :class:`NoDeath`
-``StochasticActionWrapper`` :class:`StochasticActions`
-``ReseedWrapper``           :class:`Reseed`
-==========================  ==================================================
-
-and Gymnasium's ``StickyAction`` (which has no vector version) is :class:`StickyActions`. The
+vectorization_mode="vector_entry_point")``) gets each one's effect from a constructor argument
+(``obs_type``, ``agent_view_size``) or from a wrapper here, so that it equals
+``gymnasium.vector.SyncVectorEnv`` of the wrapped Minigrid envs (env i seeded s + i), step for
+step; ``docs/minigrid.md`` has the table of each wrapper's equivalent. Gymnasium's
+``StickyAction`` (which has no vector version) is :class:`StickyActions`. The
 wrappers that draw (:class:`StochasticActions`, :class:`StickyActions`) draw from each env's own
 stream, as their originals draw from each env's ``np_random`` (``MinigridVectorEnv.env_random``).
 Those that read the world after a step (the observation wrappers, the bonuses, :class:`NoDeath`)

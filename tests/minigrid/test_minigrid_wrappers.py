@@ -16,7 +16,9 @@ its arguments (:data:`ARGUMENTS`) and its batched equivalent (:data:`BATCHED`).
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -137,6 +139,18 @@ def test_every_minigrid_wrapper_has_its_arguments_and_a_batched_equivalent():
     missing = sorted(set(MINIGRID_WRAPPERS) - set(BATCHED))
     assert not missing, (f"Minigrid wrappers without a batched equivalent in BATCHED (this file), "
                          f"gridsim/minigrid/wrappers.py and docs/minigrid.md's table: {missing}")
+
+
+def test_docs_table_gives_every_wrapper_its_batched_equivalent():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "minigrid.md").read_text()
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)[^|]*\| works as is \| ([^|]+)\|", text, re.M)}
+    for wrapper, (make_kwargs, batch_wrapper) in BATCHED.items():
+        assert wrapper in rows, f"docs/minigrid.md's wrapper table has no row for {wrapper}"
+        for key, value in make_kwargs.items():
+            assert key == "tile_size" or f"{key}=" in rows[wrapper], (wrapper, key, rows[wrapper])
+            assert not isinstance(value, str) or value in rows[wrapper], (wrapper, value, rows[wrapper])
+        if batch_wrapper is not None:
+            assert f"wrappers.{batch_wrapper.__name__}(" in rows[wrapper], (wrapper, rows[wrapper])
 
 
 @pytest.mark.parametrize("wrapper", sorted(MINIGRID_WRAPPERS))
