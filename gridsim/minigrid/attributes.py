@@ -17,6 +17,7 @@ read-only and say so (:class:`gridsim.errors.ReadOnlyAttributeError`).
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 import gridsim._core as _core
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import check_max_steps
-from gridsim.errors import ArgumentTypeError, ReadOnlyAttributeError
+from gridsim.errors import ArgumentTypeError, ClosedEnvError, ReadOnlyAttributeError
 from gridsim.minigrid.render import render_full, render_pov, view_cells
 from gridsim.minigrid.world import (
     DIR_TO_VEC,
@@ -525,11 +526,18 @@ class RowAttributes(MinigridAttributes):
     """
 
     def __init__(self, vec: MinigridVectorEnv, row: int):
-        self._vec = vec
+        self._vec_ref = weakref.ref(vec)  # the env keeps these: no cycle keeps a freed env alive
         self._row = row
         # Where the id sets the agent's direction it is an int all episode (a batch does not track
         # whether the agent moved: agent_pos is a tuple of np.int64, its type after a move).
         self._dir_type = np.int64 if vec.spec_row.agent_start == "placed" else int
+
+    @property
+    def _vec(self) -> MinigridVectorEnv:  # type: ignore[override]  # the single env's is a plain attribute
+        vec = self._vec_ref()
+        if vec is None:
+            raise ClosedEnvError("the env of these attributes was freed")
+        return vec
 
     @property
     def _lock(self):
