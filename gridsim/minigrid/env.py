@@ -719,7 +719,7 @@ class MinigridEnv(MinigridAttributes, SingleEnvView):
 
     @synchronized
     def render(self):
-        """``rgb_array``: Minigrid's ``get_frame(highlight, tile_size, agent_pov)``; ``ansi``, ``human``: as before."""
+        """``rgb_array``: ``get_frame(highlight, tile_size, agent_pov)``, as Minigrid's; ``ansi``: text; ``human``."""
         if self.render_mode == "rgb_array":
             return self.get_frame(self.highlight, self.tile_size, self.agent_pov)
         return super().render()
