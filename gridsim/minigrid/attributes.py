@@ -39,6 +39,7 @@ from gridsim.minigrid.world import (
     WorldObj,
     cell_object,
     contents_code,
+    minigrids_classes_loaded,
     pprint_cells,
 )
 
@@ -133,7 +134,7 @@ class MinigridAttributes:
     def grid(self) -> EnvGrid:
         """The world's grid (read-only): ``grid.get(x, y)``, ``grid.grid``, ``grid.encode()``, ..."""
         cells = self._vec.state.grid[self._row]
-        data = cells.tobytes()
+        data = (cells.tobytes(), minigrids_classes_loaded())
         cached = self.__dict__.get("_grid_cache")
         if cached is None or cached[0] != data:
             grid = EnvGrid(cells, None if cached is None else cached[1])
@@ -208,7 +209,7 @@ class MinigridAttributes:
     def carrying(self) -> WorldObj | None:
         """What the agent carries (read-only), or None; its ``cur_pos`` is ``np.array([-1, -1])``."""
         carried = self._vec.state.carrying[self._row]
-        data = carried.tobytes()
+        data = (carried.tobytes(), minigrids_classes_loaded())
         cached = self.__dict__.get("_carrying_cache")
         if cached is None or cached[0] != data:
             obj = cell_object(carried, np.array([-1, -1]))

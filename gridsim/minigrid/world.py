@@ -36,7 +36,7 @@ from gridsim.minigrid.render import draw_cell_tile, render_cells
 
 __all__ = ["COLOR_TO_IDX", "DIR_TO_VEC", "IDX_TO_COLOR", "IDX_TO_OBJECT", "OBJECT_TO_IDX", "STATE_TO_IDX",
            "TILE_PIXELS", "Actions", "Ball", "Box", "Door", "EnvGrid", "Floor", "Goal", "Grid", "Key", "Lava", "Wall",
-           "WorldObj", "cell_object", "contents_code", "contents_object", "pprint_cells"]
+           "WorldObj", "cell_object", "contents_code", "contents_object", "minigrids_classes_loaded", "pprint_cells"]
 
 # core/constants.py, in the kernel's numbering (which is Minigrid's).
 OBJECT_TO_IDX: dict[str, int] = {name: int(k) for name, k in _kernel.MINIGRID_OBJECTS.items()}
@@ -289,6 +289,11 @@ _MINIGRIDS_OBJECTS = "minigrid.core.world_object"
 _WITH_MINIGRIDS: dict[type, type] = {}
 
 
+def minigrids_classes_loaded() -> bool:
+    """Whether Minigrid's world object classes are loaded (the objects made now derive from them too)."""
+    return sys.modules.get(_MINIGRIDS_OBJECTS) is not None
+
+
 def _with_minigrids_class(cls: type) -> type:
     """``cls``, or a class deriving from it and from Minigrid's class of the same name if Minigrid's is loaded."""
     if cls.__module__ != __name__:  # a program's own subclass: as it is
@@ -535,14 +540,17 @@ class EnvGrid(Grid):
     """
 
     cells: np.ndarray  # a copy of the state's cells it shows
+    minigrids_classes: bool  # its objects derive from Minigrid's classes too
 
     def __init__(self, cells: np.ndarray, previous: EnvGrid | None = None):
         H, W = cells.shape[:2]
         object.__setattr__(self, "width", int(W))
         object.__setattr__(self, "height", int(H))
         object.__setattr__(self, "cells", cells.copy())
+        object.__setattr__(self, "minigrids_classes", minigrids_classes_loaded())
         objects: list[WorldObj | None]
-        if previous is not None and previous.cells.shape == cells.shape:
+        if (previous is not None and previous.cells.shape == cells.shape
+                and previous.minigrids_classes == self.minigrids_classes):
             objects = list(previous.grid)
             changed = np.flatnonzero((previous.cells != cells).any(axis=-1).reshape(-1)).tolist()
         else:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import copy
 import pickle
+import subprocess
+import sys
+import textwrap
 
 import gymnasium as gym
 import numpy as np
@@ -227,3 +230,22 @@ def test_render_follows_minigrids_render_attributes():
             for key, value in settings.items():
                 setattr(env.unwrapped, key, value)
         assert np.array_equal(ref.render(), ours.render()), settings
+
+
+def test_objects_read_after_minigrid_loads_are_of_its_classes():
+    # gridsim never imports minigrid; once something does, the world's objects derive from its classes,
+    # also those of cells that did not change since they were first read.
+    script = textwrap.dedent("""
+        import sys
+        import gymnasium as gym
+        import gridsim
+        env = gym.make("gridsim/MiniGrid-DoorKey-5x5-v0").unwrapped
+        env.reset(seed=0)
+        goal = env.grid.get(3, 3)
+        assert "minigrid" not in sys.modules and goal.type == "goal"
+        import minigrid.core.world_object as mg
+        assert not isinstance(goal, mg.Goal) and isinstance(env.grid.get(3, 3), mg.Goal)
+        assert isinstance(env.grid.get(0, 0), mg.Wall) and env.grid.get(3, 3).can_overlap()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
