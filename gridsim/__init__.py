@@ -30,6 +30,7 @@ from gridsim.errors import (
     LevelNotFoundError,
     NameNotFoundError,
     PolicyError,
+    ReadOnlyAttributeError,
 )
 from gridsim.families import FAMILIES
 from gridsim.lab2d import (
@@ -72,6 +73,7 @@ __all__ = [
     "PropertyAttribute",
     "PropertyResult",
     "PolicyError",
+    "ReadOnlyAttributeError",
     "RandomPolicy",
     "Setting",
     "SettingsError",

@@ -17,6 +17,8 @@ builtin exception people already catch for that kind of mistake, as numpy's and 
   constructor argument, keyword argument or option with a bad value or of the wrong type.
 - :class:`EnvIndexError` (``IndexError``): an env index outside the batch.
 - :class:`NameNotFoundError` (``KeyError``): an observation name the env does not have.
+- :class:`ReadOnlyAttributeError` (``AttributeError``): a write to an attribute that only shows
+  the env's state (a MiniGrid env's grid, say); the message says how to change it instead.
 
 ``gridsim.SettingsError`` (a setting) and the property errors of the level API
 (``gridsim.lab2d.PropertyNotFoundError``, ...) derive from :class:`GridSimError` too. docs/errors.md
@@ -42,6 +44,7 @@ __all__ = [
     "LevelNotFoundError",
     "NameNotFoundError",
     "PolicyError",
+    "ReadOnlyAttributeError",
     "close_matches",
     "did_you_mean",
     "first_line",
@@ -211,3 +214,10 @@ class NameNotFoundError(GridSimError, KeyError):
 
     def __str__(self) -> str:  # KeyError would show the message quoted
         return str(self.args[0]) if self.args else ""
+
+
+class ReadOnlyAttributeError(GridSimError, AttributeError):
+    """A write to an attribute that shows the env's state but cannot change it; the message names the way that can.
+
+    It is an ``AttributeError``, as Python's own for a read-only attribute.
+    """

@@ -787,3 +787,35 @@ def rng_shuffle(uint64_t[::1] g, int32_t[::1] items):
         tmp = items[i]
         items[i] = items[j]
         items[j] = tmp
+
+
+cdef draws_of_rows(uint64_t[:, ::1] g, const Py_ssize_t[::1] rows, int kind, int64_t low=0, int64_t high=1):
+    # One draw of one kind from each generator state g[rows[k]] (rows of MinigridState.bitgen).
+    cdef Py_ssize_t k, n = rows.shape[0]
+    cdef double x
+    if g.shape[1] != 6:
+        raise ValueError("a generator state has 6 words")
+    for k in range(n):
+        if not 0 <= rows[k] < g.shape[0]:
+            raise IndexError(f"row {rows[k]} of {g.shape[0]}")
+    out = np.empty(n, np.uint64)
+    cdef uint64_t[::1] o = out
+    for k in range(n):
+        if kind == DRAW_INTEGERS:
+            o[k] = <uint64_t>mg_integers(<mg_pcg64*>&g[rows[k], 0], low, high)
+        else:
+            x = mg_next_double(<mg_pcg64*>&g[rows[k], 0])
+            memcpy(&o[k], &x, 8)
+    return out.view(_DRAW_DTYPES[kind])
+
+
+def rng_random_rows(uint64_t[:, ::1] g, const Py_ssize_t[::1] rows):
+    """``Generator.random()`` once from each of the generator states ``g[rows]`` (a row each), as float64."""
+    return draws_of_rows(g, rows, DRAW_UNIFORM)
+
+
+def rng_integers_rows(uint64_t[:, ::1] g, const Py_ssize_t[::1] rows, int64_t low, int64_t high):
+    """``Generator.integers(low, high)`` (low < high) once from each of the generator states ``g[rows]``, as int64."""
+    if low >= high:
+        raise ValueError("low < high")
+    return draws_of_rows(g, rows, DRAW_INTEGERS, low, high)

@@ -33,43 +33,10 @@ import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
 from gridsim.errors import InvalidArgumentError
-from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, REFERENCE_IDS
+from gridsim.minigrid.ids import MINIGRID_IDS, REFERENCE_IDS
+from gridsim.minigrid.world import COLOR_TO_IDX, OBJECT_TO_IDX, contents_code
 
 __all__ = ["contents_code", "env_kwargs_of", "state_of", "task_of"]
-
-OBJECT_TO_IDX = {name: int(v) for name, v in _kernel.MINIGRID_OBJECTS.items()}
-COLOR_TO_IDX = {name: k for k, name in enumerate(COLOR_NAMES)}
-
-
-def contents_code(obj: Any, where: str = "a box") -> int:
-    """A box's contents as the kernel stores them: 0 for none, else ``1 + object * 8 + colour``.
-
-    Opening the box puts down a fresh object of that type and colour, so only what that
-    recreates is accepted: an empty box, an open door, any other object gridsim has.
-
-    Args:
-        obj: the box's ``contains`` (None: nothing).
-        where: the box, for messages (``"the box at (3, 4)"``).
-
-    Raises:
-        InvalidArgumentError: ``obj`` is not one of those (a box that holds something, a
-            closed or locked door, an object or colour gridsim does not have).
-    """
-    if obj is None:
-        return 0
-    kind, color = str(getattr(obj, "type", None)), str(getattr(obj, "color", None))
-    if not OBJECT_TO_IDX["wall"] <= OBJECT_TO_IDX.get(kind, -1) <= OBJECT_TO_IDX["lava"] or color not in COLOR_TO_IDX:
-        raise InvalidArgumentError(f"{where} holds a {color} {kind}, which gridsim cannot put in a box")
-    if kind == "box" and obj.contains is not None:
-        raise InvalidArgumentError(
-            f"{where} holds a {color} box that holds a {obj.contains.color} {obj.contains.type}: gridsim keeps "
-            "one object in a box, so a box in a box must be empty")
-    if kind == "door" and not obj.is_open:
-        state = "locked" if obj.is_locked else "closed"
-        raise InvalidArgumentError(
-            f"{where} holds a {state} {color} door: gridsim keeps the object and colour in a box, and a door "
-            "that comes out of one is open")
-    return 1 + OBJECT_TO_IDX[kind] * 8 + COLOR_TO_IDX[color]
 
 
 def _pair(pos: Any) -> tuple[int, int]:

@@ -28,8 +28,8 @@ import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
 
-__all__ = ["AGENT_SLOTS", "COLORS", "DRAWINGS", "MAX_ATLAS_TILE_SIZE", "TILE_OF", "TileAtlas", "draw_tiles",
-           "drawing_of", "render_full", "render_pov", "tile_atlas", "view_cells"]
+__all__ = ["AGENT_SLOTS", "COLORS", "DRAWINGS", "MAX_ATLAS_TILE_SIZE", "TILE_OF", "TileAtlas", "draw_cell_tile",
+           "draw_tiles", "drawing_of", "render_cells", "render_full", "render_pov", "tile_atlas", "view_cells"]
 
 OBJ = _kernel.MINIGRID_OBJECTS
 # core/constants.py COLORS, in COLOR_TO_IDX order.
@@ -342,6 +342,36 @@ def _compose(tile_size: int, drawings: np.ndarray, slots: np.ndarray, lit: np.nd
     return np.ascontiguousarray(picked.transpose(0, 2, 1, 3, 4)).reshape(h * tile_size, w * tile_size, 3)
 
 
+def render_cells(cells: np.ndarray, tile_size: int, agent_pos: Any = None, agent_dir: int | None = None,
+                 highlight_mask: np.ndarray | None = None) -> np.ndarray:
+    """Minigrid's ``Grid.render`` of an encoding: a fresh uint8 (H * ts, W * ts, 3).
+
+    Args:
+        cells: (W, H, 3) ``(object, colour, state)`` per cell (``Grid.encode()``).
+        tile_size: pixels per cell.
+        agent_pos: the cell whose tile shows the agent (None, or a cell outside the grid: none).
+        agent_dir: the agent's direction (None: the agent is not drawn).
+        highlight_mask: bool (W, H), the cells lightened (None: none).
+    """
+    cells = np.asarray(cells)
+    W, H = cells.shape[:2]
+    slots = np.zeros((W, H), np.intp)
+    if agent_pos is not None and agent_dir is not None:
+        ax, ay = (int(v) for v in agent_pos)
+        if 0 <= ax < W and 0 <= ay < H:
+            slots[ax, ay] = 1 + (int(agent_dir) & 3)
+    lit = np.zeros((W, H), bool) if highlight_mask is None else np.asarray(highlight_mask, bool)
+    return _compose(int(tile_size), drawing_of(cells), slots, lit)
+
+
+def draw_cell_tile(cell: Sequence[int] | None, tile_size: int, agent_dir: int | None = None,
+                   highlight: bool = False) -> np.ndarray:
+    """Minigrid's ``Grid.render_tile`` of a cell ``(object, colour, state)`` (None: empty): a fresh uint8 tile."""
+    drawing = np.array([0 if cell is None else int(drawing_of(np.asarray(cell)[:3]))])
+    tiles, rows = _tiles_for(int(tile_size), drawing)
+    return tiles[rows[0], 0 if agent_dir is None else 1 + (int(agent_dir) & 3), int(bool(highlight))].copy()
+
+
 def render_full(state: Mapping[str, Any], tile_size: int = 32, view: int = 7, see_through_walls: bool = False,
                 highlight: bool = True) -> np.ndarray:
     """Minigrid's ``env.get_frame(highlight, tile_size)`` of a state dict: a fresh uint8 (H * ts, W * ts, 3).
@@ -359,18 +389,13 @@ def render_full(state: Mapping[str, Any], tile_size: int = 32, view: int = 7, se
     """
     grid = np.asarray(state["grid"])
     W, H = grid.shape[:2]
-    drawings = drawing_of(grid)
-    slots = np.zeros((W, H), np.intp)
     lit = np.zeros((W, H), bool)
-    ax, ay = (int(v) for v in state["agent_pos"])
-    if 0 <= ax < W and 0 <= ay < H:
-        slots[ax, ay] = 1 + (int(state["agent_dir"]) & 3)
     if highlight:
         _, visible, world = view_cells(state, view, see_through_walls)
         x, y = world[..., 0][visible], world[..., 1][visible]
         inside = (x >= 0) & (x < W) & (y >= 0) & (y < H)
         lit[x[inside], y[inside]] = True
-    return _compose(int(tile_size), drawings, slots, lit)
+    return render_cells(grid, tile_size, state["agent_pos"], state["agent_dir"], lit)
 
 
 def render_pov(state: Mapping[str, Any], tile_size: int = 8, view: int = 7,

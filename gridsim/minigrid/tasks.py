@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-__all__ = ["COLOR_NAMES", "RULES", "TASKS", "MinigridSpec", "Rule", "Task", "kernel_source"]
+__all__ = ["AGENT_STARTS", "COLOR_NAMES", "RULES", "TASKS", "MinigridSpec", "Rule", "Task", "kernel_source"]
 
 # COLOR_TO_IDX order (the encoding); Minigrid draws colours from the alphabetical COLOR_NAMES.
 COLOR_NAMES = ("red", "green", "blue", "purple", "yellow", "grey")
@@ -79,6 +79,8 @@ class MinigridSpec:
         params: the generator's integer parameters (its task's ``params``); an object's name
             stands for its index (Minigrid's ``OBJECT_TO_IDX``).
         num_actions: ``Discrete(n)`` of the action space.
+        agent_start: how its generator puts the agent (:data:`AGENT_STARTS`), which decides the
+            types of Minigrid's ``agent_pos`` and ``agent_dir`` (its task's ``agent_start``).
         reference: an id of Minigrid 3.2.0 (the reference its tests compare with); False for
             an id of gridsim's own.
     """
@@ -98,6 +100,12 @@ class MinigridSpec:
     def task(self) -> Task:
         """The id's row of :data:`TASKS`."""
         return TASK_OF[self.generator]
+
+    @property
+    def agent_start(self) -> str:
+        """How the id's generator puts the agent: a key of :data:`AGENT_STARTS`."""
+        start = self.task.agent_start
+        return start if isinstance(start, str) else start(self.params)
 
     @property
     def description(self) -> str:
@@ -138,6 +146,8 @@ class Task:
         params: what an id's ``params`` hold for the generator, what it keeps in the task slots
             and how its mission index is made (for people).
         ids: the ids that play it, in registration order.
+        agent_start: how its generator puts the agent (a key of :data:`AGENT_STARTS`), or a
+            function of an id's ``params`` that says it.
     """
 
     name: str
@@ -145,12 +155,27 @@ class Task:
     description: str | Callable[[tuple], str]
     params: str
     ids: tuple[MinigridSpec, ...] = field(repr=False)
+    agent_start: str | Callable[[tuple], str] = "placed"
+
+
+# How a generator puts the agent, and the types Minigrid's env then holds: agent_pos until the
+# agent moves (then tuple(fwd_pos), a tuple of np.int64), and agent_dir all episode.
+AGENT_STARTS = {
+    "placed": "place_agent(): agent_pos a tuple of np.int64, agent_dir an np.int64",
+    "fixed": "a start position and direction of the id's: agent_pos a tuple of ints, agent_dir an int",
+    "array": "agent_pos = np.array(...): agent_pos an int64 array, agent_dir an int",
+}
 
 
 def _task(name: str, rule: str, description: str | Callable[[tuple], str], params: str,
-          ids: Sequence[MinigridSpec]) -> Task:
+          ids: Sequence[MinigridSpec], agent_start: str | Callable[[tuple], str] = "placed") -> Task:
     # The ids are written without their task's name: each gets it here.
-    return Task(name, rule, description, params, tuple(replace(s, generator=name) for s in ids))
+    return Task(name, rule, description, params, tuple(replace(s, generator=name) for s in ids), agent_start)
+
+
+def _fixed_unless_random(params: tuple) -> str:
+    # Empty and Dynamic-Obstacles: the start (1, 1) facing right, or place_agent() in their Random ids.
+    return "placed" if params[0] else "fixed"
 
 
 def _square(name: str, size: int, max_steps: int, see: bool, missions: tuple[str, ...], params: tuple = (),
@@ -185,14 +210,14 @@ TASKS = (
           "p0: random start (Empty-Random-*)",
           [_square(f"MiniGrid-Empty-{'Random-' if rand else ''}{size}x{size}-v0", size, 4 * size * size, True, GOAL,
                    (rand,))
-           for size, rand in ((5, 0), (5, 1), (6, 0), (6, 1), (8, 0), (16, 0))]),
+           for size, rand in ((5, 0), (5, 1), (6, 0), (6, 1), (8, 0), (16, 0))], _fixed_unless_random),
     _task("doorkey", "reach_goal", "pick up the key, unlock the door in the wall, reach the goal", "",
           [_square(f"MiniGrid-DoorKey-{size}x{size}-v0", size, 10 * size * size, False,
                    ("use the key to open the door and then get to the goal",)) for size in (5, 6, 8, 16)]),
     _task("fourrooms", "reach_goal", "reach the goal across four rooms joined by gaps", "",
           [_square("MiniGrid-FourRooms-v0", 19, 100, False, ("reach the goal",))]),
     _task("lavagap", "reach_goal", "reach the goal through the one gap in a column of lava", "",
-          [_square(f"MiniGrid-LavaGapS{size}-v0", size, 4 * size * size, False, LAVA) for size in (5, 6, 7)]),
+          [_square(f"MiniGrid-LavaGapS{size}-v0", size, 4 * size * size, False, LAVA) for size in (5, 6, 7)], "array"),
     _task("crossing", "reach_goal",
           lambda p: f"reach the goal through the gaps of {p[0]} {'lava river' if p[1] == 'lava' else 'wall'}"
                     + ("s" if p[0] > 1 else ""),
@@ -200,7 +225,7 @@ TASKS = (
           [_square(f"MiniGrid-{kind}CrossingS{size}N{n}-v0", size, 4 * size * size, False, missions, (n, obstacle))
            for kind, obstacle, missions in (("Lava", "lava", LAVA),
                                             ("Simple", "wall", ("find the opening and get to the green goal square",)))
-           for size, n in ((9, 1), (9, 2), (9, 3), (11, 5))]),
+           for size, n in ((9, 1), (9, 2), (9, 3), (11, 5))], "array"),
     _task("multiroom", "reach_goal", lambda p: f"reach the goal through a chain of {p[1]} rooms joined by doors",
           "p0: minNumRooms, p1: maxNumRooms, p2: maxRoomSize",
           [_square(f"MiniGrid-MultiRoom-{name}", 25, hi * 20, False, ("traverse the rooms to get to the goal",),
@@ -209,20 +234,21 @@ TASKS = (
                                       ("N6-v0", 6, 6, 10))]),
     _task("distshift", "reach_goal", "reach the goal past two strips of lava", "p0: strip2_row",
           [MinigridSpec(f"MiniGrid-DistShift{k}-v0", "", 9, 7, 4 * 9 * 7, True, GOAL, (row,))
-           for k, row in ((1, 2), (2, 5))]),
+           for k, row in ((1, 2), (2, 5))], "fixed"),
     _task("dynamic_obstacles", "avoid_moving_balls",
           _random_start("reach the goal among balls that move every step (touching one: -1)"),
           "p0: random start, p1: n_obstacles; task: count, then (x, y) per ball",
           [_square(f"MiniGrid-Dynamic-Obstacles-{'Random-' if rand else ''}{size}x{size}-v0", size, 4 * size * size,
                    True, GOAL, (rand, n if n <= size / 2 + 1 else int(size / 2)), 3)
-           for size, rand, n in ((5, 0, 2), (5, 1, 2), (6, 0, 3), (6, 1, 3), (8, 0, 4), (16, 0, 8))]),
+           for size, rand, n in ((5, 0, 2), (5, 1, 2), (6, 0, 3), (6, 1, 3), (8, 0, 4), (16, 0, 8))],
+          _fixed_unless_random),
     _task("memory", "go_to_matching_object",
           lambda p: "remember the object at the start, walk the hallway, go to its match"
                     + (" (of random length)" if p[0] else ""),
           "p0: random_length; task: success (x, y), failure (x, y)",
           [_square(f"MiniGrid-MemoryS{size}{'Random' if rand else ''}-v0", size, 5 * size * size, False,
                    ("go to the matching object at the end of the hallway",), (rand,))
-           for size, rand in ((7, 0), (9, 0), (11, 0), (13, 0), (13, 1), (17, 1))]),
+           for size, rand in ((7, 0), (9, 0), (11, 0), (13, 0), (13, 1), (17, 1))], "array"),
     _task("gotodoor", "done_next_to_target", "go next to the named door of four and signal done",
           "task: the target door (x, y); mission: its colour (COLOR_TO_IDX)",
           [_square(f"MiniGrid-GoToDoor-{size}x{size}-v0", size, 4 * size * size, True,

@@ -8,7 +8,10 @@ reset and every step,
 * reward (as float64 bits), terminated, truncated and info;
 * the state: the PCG64 state dict (``has_uint32`` / ``uinteger`` included), ``grid.encode()``,
   box contents, agent position and direction, the carried object, ``step_count``, the mission
-  and the generator's own episode data (:func:`gridsim.minigrid.interop.task_of`).
+  and the generator's own episode data (:func:`gridsim.minigrid.interop.task_of`);
+* with ``check_attributes``, Minigrid's attributes and methods of ``env.unwrapped``, type and value
+  (:func:`compare_attributes`): ``agent_pos``, ``grid`` cell by cell, ``gen_obs_grid()``,
+  ``hash()``, ``get_frame()``, ... and ``np_random``'s state.
 
 Episodes end and restart with an unseeded ``reset()``, so one generator stream runs across
 many episodes. :func:`run_vector` does the same for a gridsim vector env against Gymnasium's
@@ -45,6 +48,7 @@ __all__ = [
     "Stats",
     "biased_action",
     "choose_action",
+    "compare_attributes",
     "compare_obs",
     "compare_state",
     "compare_step",
@@ -174,6 +178,108 @@ def compare_state(ref_env: gym.Env, state: Mapping[str, Any], where: str):
     task = task_of(ref_env)
     if tuple(state["task"][: len(task)]) != task:
         _fail(where, "task (the generator's episode data)", task, tuple(state["task"][: len(task)]))
+
+
+def _same_value(ref: Any, ours: Any) -> bool:
+    """Equal, of the same type: tuples element by element, arrays by dtype, shape and values."""
+    if type(ours) is not type(ref):
+        return False
+    if isinstance(ref, np.ndarray):
+        return ref.dtype == ours.dtype and ref.shape == ours.shape and np.array_equal(ref, ours)
+    if isinstance(ref, tuple):
+        return len(ref) == len(ours) and all(_same_value(r, o) for r, o in zip(ref, ours, strict=True))
+    return bool(ref == ours)
+
+
+def _compare_object(ref: Any, ours: Any, where: str, cur_pos: bool = True):
+    """A world object: kind (ours is an instance of Minigrid's class), colour, state, contents, methods."""
+    if ref is None or ours is None:
+        if ref is not ours:
+            _fail(where, "object", ref, ours)
+        return
+    if not isinstance(ours, type(ref)):
+        _fail(where, "object class (an instance of Minigrid's)", type(ref), type(ours))
+    for name in ("type", "color", "is_open", "is_locked"):
+        if getattr(ref, name, None) != getattr(ours, name, None):
+            _fail(where, f"object's {name}", getattr(ref, name, None), getattr(ours, name, None))
+    if tuple(ref.encode()) != tuple(ours.encode()):
+        _fail(where, "object's encode()", ref.encode(), ours.encode())
+    for name in ("can_overlap", "can_pickup", "can_contain", "see_behind"):
+        if getattr(ref, name)() != getattr(ours, name)():
+            _fail(where, f"object's {name}()", getattr(ref, name)(), getattr(ours, name)())
+    _compare_object(ref.contains, ours.contains, where + " contains", cur_pos=False)
+    # Minigrid keeps where an object was last placed (None for walls drawn as lines); gridsim says where it is.
+    if cur_pos and ref.cur_pos is not None and [int(v) for v in ref.cur_pos] != [int(v) for v in ours.cur_pos]:
+        _fail(where, "object's cur_pos", ref.cur_pos, ours.cur_pos)
+
+
+def _compare_grids(ref: Any, ours: Any, where: str):
+    if (ref.width, ref.height) != (ours.width, ours.height) or len(ref.grid) != len(ours.grid):
+        _fail(where, "grid size", (ref.width, ref.height), (ours.width, ours.height))
+    if not np.array_equal(ref.encode(), ours.encode()):
+        _fail(where, "grid.encode()", ref.encode()[..., 0].T, ours.encode()[..., 0].T)
+    for k, (r, o) in enumerate(zip(ref.grid, ours.grid, strict=True)):
+        _compare_object(r, o, f"{where} grid cell {(k % ref.width, k // ref.width)}")
+    if ref != ours:
+        _fail(where, "grid == (Grid.__eq__)", False, True)
+
+
+# What compare_attributes compares as values of the same type (the rest it calls or walks).
+PLAIN_ATTRIBUTES = ("agent_pos", "agent_dir", "dir_vec", "right_vec", "front_pos", "width", "height", "step_count",
+                    "max_steps", "steps_remaining", "mission", "agent_view_size", "see_through_walls", "highlight",
+                    "tile_size", "agent_pov")
+
+
+def compare_attributes(ref_env: gym.Env, ours_env: gym.Env, where: str, pictures: bool = False):
+    """Minigrid's attributes and methods of both ``unwrapped`` envs, type and value.
+
+    ``agent_pos`` (its type: the tuple of ints, array or tuple of np.int64 Minigrid's env holds),
+    ``agent_dir``, ``dir_vec``, ``right_vec``, ``front_pos``, ``carrying``, the ``grid`` cell by
+    cell, ``step_count``, ``max_steps``, ``steps_remaining``, ``mission``, the view's geometry
+    (``get_view_exts``, ``relative_coords``, ``in_view``, ``agent_sees``), ``gen_obs()``,
+    ``gen_obs_grid()`` (the env's view size and 5), ``hash()``, ``pprint_grid()``, ``actions`` and
+    ``np_random``'s state; with ``pictures`` also ``get_frame`` (full, plain and the agent's view).
+    """
+    r, o = ref_env.unwrapped, ours_env.unwrapped
+    for name in PLAIN_ATTRIBUTES:
+        if not _same_value(getattr(r, name), getattr(o, name)):
+            _fail(where, name, getattr(r, name), getattr(o, name))
+    if r.np_random.bit_generator.state != o.np_random.bit_generator.state:
+        _fail(where, "np_random's state", r.np_random.bit_generator.state, o.np_random.bit_generator.state)
+    if [(a.name, int(a)) for a in r.actions] != [(a.name, int(a)) for a in o.actions]:
+        _fail(where, "actions", list(r.actions), list(o.actions))
+    _compare_object(r.carrying, o.carrying, where + " carrying")
+    _compare_grids(r.grid, o.grid, where + " grid")
+    for method in ("hash", "pprint_grid", "get_view_exts"):
+        if not _same_value(getattr(r, method)(), getattr(o, method)()):
+            _fail(where, f"{method}()", getattr(r, method)(), getattr(o, method)())
+    # The view's geometry along the agent's row and column and a diagonal, into the view and beyond it;
+    # agent_sees on a few objects in view.
+    ax, ay = (int(v) for v in r.agent_pos)
+    span = r.agent_view_size
+    cells = {(ax + k, ay) for k in range(-span, span + 1)} | {(ax, ay + k) for k in range(-span, span + 1)}
+    cells |= {(ax + k, ay + k) for k in range(-span, span + 1)}
+    seen = 0
+    for x, y in sorted(cells):
+        if not _same_value(r.relative_coords(x, y), o.relative_coords(x, y)) or r.in_view(x, y) != o.in_view(x, y):
+            _fail(where, f"relative_coords({x}, {y})", r.relative_coords(x, y), o.relative_coords(x, y))
+        if seen < 3 and 0 <= x < r.width and 0 <= y < r.height and r.grid.get(x, y) is not None and r.in_view(x, y):
+            seen += 1
+            if r.agent_sees(x, y) != o.agent_sees(x, y):
+                _fail(where, f"agent_sees({x}, {y})", r.agent_sees(x, y), o.agent_sees(x, y))
+    obs_r, obs_o = r.gen_obs(), o.gen_obs()
+    compare_obs(obs_r, obs_o, where + " gen_obs()")
+    if type(obs_r["direction"]) is not type(obs_o["direction"]):
+        _fail(where, "gen_obs()'s direction type", type(obs_r["direction"]), type(obs_o["direction"]))
+    for size in (None, 5):
+        (grid_r, vis_r), (grid_o, vis_o) = r.gen_obs_grid(size), o.gen_obs_grid(size)
+        _compare_grids(grid_r, grid_o, f"{where} gen_obs_grid({size})")
+        if not _same_value(vis_r, vis_o):
+            _fail(where, f"gen_obs_grid({size})'s mask", vis_r, vis_o)
+    if pictures:
+        for kwargs in ({}, {"highlight": False, "tile_size": 3}, {"agent_pov": True, "tile_size": 4}):
+            if not _same_value(r.get_frame(**kwargs), o.get_frame(**kwargs)):
+                _fail(where, f"get_frame(**{kwargs})", "Minigrid's picture", "another")
 
 
 # --------------------------------------------------------------------------- policies
@@ -366,13 +472,15 @@ def _locked_doors(env: Any) -> int:
 def run_single(name: str, seed: int, steps: int, policy: str = "seek", obs_type: str = "dict",
                max_steps: int | None = None, mission_format: str = "str", check_state: bool = True,
                action_seed: int | None = None, num_actions: int | None = None,
-               time_limit: int | None = None) -> Stats:
+               time_limit: int | None = None, check_attributes: bool = False) -> Stats:
     """Play one id in both packages for ``steps`` steps from ``reset(seed=seed)``, comparing everything.
 
     An episode that ends (terminated or truncated) is followed by an unseeded ``reset()`` of
     both. ``max_steps`` is Minigrid's kwarg (the env's own limit and reward denominator),
     ``time_limit`` gym.make's ``max_episode_steps`` (a ``TimeLimit`` wrapper on both).
     ``num_actions`` overrides the action range drawn from (Dynamic-Obstacles takes 0..6).
+    ``check_attributes`` compares Minigrid's attributes too (:func:`compare_attributes`; the
+    pictures after the first reset and every 25th step).
 
     Raises:
         Mismatch: the first difference, with the id, seed, step and recent actions.
@@ -398,6 +506,8 @@ def run_single(name: str, seed: int, steps: int, policy: str = "seek", obs_type:
             _fail(where(0), "reset info", out_ref[1], out_ours[1])
         if check_state:
             compare_state(ref, ours.unwrapped.get_state(), where(0) + " reset")
+        if check_attributes:
+            compare_attributes(ref, ours, where(0) + " reset", pictures=True)
         for t in range(1, steps + 1):
             a = choose_action(ref, rng, n, policy)
             actions.append(a)
@@ -406,6 +516,8 @@ def run_single(name: str, seed: int, steps: int, policy: str = "seek", obs_type:
             compare_step(out_ref, out_ours, where(t), **obs_kwargs)
             if check_state:
                 compare_state(ref, ours.unwrapped.get_state(), where(t))
+            if check_attributes:
+                compare_attributes(ref, ours, where(t), pictures=t % 25 == 0)
             stats.steps += 1
             stats.doors_opened += before - _locked_doors(ref)
             reward, term, trunc = float(out_ref[1]), bool(out_ref[2]), bool(out_ref[3])
@@ -421,6 +533,8 @@ def run_single(name: str, seed: int, steps: int, policy: str = "seek", obs_type:
                 compare_obs(out_ref[0], out_ours[0], where(t) + " unseeded reset", **obs_kwargs)
                 if check_state:
                     compare_state(ref, ours.unwrapped.get_state(), where(t) + " unseeded reset")
+                if check_attributes:
+                    compare_attributes(ref, ours, where(t) + " unseeded reset")
     finally:
         ref.close()
         ours.close()
