@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         spec_row: MinigridSpec
         missions: tuple[str, ...]
         agent_view_size: int
+        see_through_walls: bool
         _lock: Any
 
         @property
