@@ -15,12 +15,16 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
 from engine.family_cases import FAMILY_IDS
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+
+# Not the source folder: it shadows the installed gridsim where that one is not built in place.
+NEUTRAL_DIR = tempfile.gettempdir()
 
 FIRST_IDS = [pytest.param(ids[0], id=name) for name, ids in FAMILY_IDS.items()]
 
@@ -181,7 +185,8 @@ SCRIPT = textwrap.dedent('''
 
 
 def run_scenario(env_id: str, how: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", SCRIPT, env_id, how], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-c", SCRIPT, env_id, how], capture_output=True, text=True, timeout=120,
+                          cwd=NEUTRAL_DIR)
 
 
 @pytest.mark.parametrize("env_id", FIRST_IDS)
@@ -212,4 +217,4 @@ def test_the_fork_handler_sees_the_envs_alive_and_only_those():
         gc.collect()
         assert not list(locking._OWNERS), list(locking._OWNERS)
     ''')
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60, cwd=NEUTRAL_DIR)

@@ -15,6 +15,7 @@ import copy
 import pickle
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import gymnasium as gym
@@ -247,5 +248,5 @@ def test_objects_read_after_minigrid_loads_are_of_its_classes():
         assert not isinstance(goal, mg.Goal) and isinstance(env.grid.get(3, 3), mg.Goal)
         assert isinstance(env.grid.get(0, 0), mg.Wall) and env.grid.get(3, 3).can_overlap()
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tempfile.gettempdir())
     assert done.returncode == 0, done.stderr
