@@ -11,10 +11,13 @@ Usage::
 The settings that depend on the task (envs, rollout length, budget, learning rate, entropy
 bonus) come from the preset of the env's family (``PRESETS``; ``--preset`` picks another, a
 flag overrides one value): the commands above solve LiftRed, four_rooms, the kitchen (its
-reward shaping is a flag) and DoorKey-5x5 (examples/README.md). The learning rate is constant by
-default, so a run with a smaller ``--total-timesteps`` is the start of a longer run, update
-for update; ``--lr-schedule linear`` anneals it to 0 over the budget instead (CleanRL's
-default), which makes every update depend on the budget.
+reward shaping is a flag) and DoorKey-5x5, and levels of their families that no preset was
+tuned on (examples/README.md). The learning rate follows the preset's ``--lr-schedule``:
+``decay`` lowers it linearly to ``--lr-floor`` times its value over ``--lr-decay-updates``
+updates and keeps it there, ``constant`` keeps it (the kitchen's); either way the rate of an
+update does not depend on ``--total-timesteps``, so a run with a smaller budget is the start of
+a longer run, update for update. ``--lr-schedule linear`` anneals it to 0 over the budget
+(CleanRL's default), which makes every update depend on the budget.
 
 The gridsim vector env steps every env in one kernel call (``--num-threads`` splits the
 call over cores). Observations are encoded from their space and the ids the env declares
@@ -81,20 +84,24 @@ EVAL_SEED_BASE = 10**9
 # (--preset names another, or none), and a flag given on the command line wins over both.
 # Each row trains its family's documented tasks (examples/README.md), e.g. LiftRed and
 # four_rooms with no other flag.
-BASE = {"num_envs": 64, "num_steps": 128, "total_timesteps": 500_000, "learning_rate": 2.5e-4, "ent_coef": 0.01}
+BASE = {"num_envs": 64, "num_steps": 128, "total_timesteps": 500_000, "learning_rate": 2.5e-4, "ent_coef": 0.01,
+        "lr_schedule": "decay", "lr_decay_updates": 60}
 PRESETS = {
-    "nav": {"num_envs": 32, "num_steps": 64, "total_timesteps": 200_000, "learning_rate": 1e-3},
-    "roboman": {"num_envs": 32, "num_steps": 64, "total_timesteps": 300_000, "learning_rate": 1e-3},
+    "nav": {"num_envs": 32, "num_steps": 64, "total_timesteps": 500_000, "learning_rate": 1e-3,
+            "lr_decay_updates": 200},
+    "roboman": {"num_envs": 32, "num_steps": 64, "total_timesteps": 1_000_000, "learning_rate": 1e-3,
+                "lr_decay_updates": 400},
     "kitchen": {"num_envs": 64, "num_steps": 64, "total_timesteps": 1_000_000, "learning_rate": 5e-4,
-                "ent_coef": 0.02},
-    "minigrid": {"num_envs": 16, "num_steps": 128, "total_timesteps": 300_000, "learning_rate": 1e-3},
+                "ent_coef": 0.02, "lr_schedule": "constant", "lr_decay_updates": 240},
+    "minigrid": {"num_envs": 32, "num_steps": 128, "total_timesteps": 500_000, "learning_rate": 1e-3,
+                 "ent_coef": 0.02, "lr_decay_updates": 120},
 }
 
 
 def preset_help(key: str, what: str) -> str:
     """The help of a preset setting: what it is, and its value in each preset."""
     def show(value):
-        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+        return value if isinstance(value, str) else f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
     values = ", ".join(f"{name} {show(row.get(key, BASE[key]))}" for name, row in PRESETS.items())
     return f"{what} (default: the preset's: {values}; none {show(BASE[key])})"
@@ -127,9 +134,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-threads", default="1", help="kernel threads (an int or auto)")
     p.add_argument("--torch-threads", type=int, default=1, help="torch's intra-op threads")
     p.add_argument("--learning-rate", type=float, default=None, help=preset_help("learning_rate", "Adam's step size"))
-    p.add_argument("--lr-schedule", choices=["constant", "linear"], default="constant",
-                   help="constant, or linear: annealed to 0 at --total-timesteps, so that a shorter budget "
-                        "also changes every update before it")
+    p.add_argument("--lr-schedule", choices=["decay", "constant", "linear"], default=None,
+                   help=preset_help("lr_schedule", "decay: linearly to --lr-floor times the rate over "
+                                    "--lr-decay-updates updates, then that floor, whatever the budget; constant; "
+                                    "or linear: annealed to 0 at --total-timesteps, so that a shorter budget also "
+                                    "changes every update before it"))
+    p.add_argument("--lr-decay-updates", type=int, default=None,
+                   help=preset_help("lr_decay_updates", "updates over which --lr-schedule decay lowers the rate"))
+    p.add_argument("--lr-floor", type=float, default=0.1,
+                   help="the rate --lr-schedule decay ends at, as a fraction of --learning-rate")
     p.add_argument("--gamma", type=float, default=0.99, help="discount")
     p.add_argument("--gae-lambda", type=float, default=0.95, help="GAE's lambda")
     p.add_argument("--num-minibatches", type=int, default=4, help="minibatches per epoch")
@@ -155,7 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_args(argv=None):
     """The command line (see ``--help``), with the preset's values where no flag was given."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not 0.0 <= args.lr_floor <= 1.0:
+        parser.error(f"--lr-floor must be within [0, 1], got {args.lr_floor:g}")
+    if args.lr_decay_updates is not None and args.lr_decay_updates < 1:
+        parser.error(f"--lr-decay-updates must be at least 1, got {args.lr_decay_updates}")
     if args.preset == "auto":
         args.preset = family_name(args)
     row = BASE | PRESETS.get(args.preset, {})
@@ -245,9 +263,16 @@ def parse_shaping(text: str, envs) -> dict[str, float]:
 
 
 def learning_rate(args, update: int, updates: int) -> float:
-    """The learning rate of update ``update`` (1-based) of ``updates``: constant, or annealed linearly to 0."""
+    """The learning rate of update ``update`` (1-based) of ``updates`` under ``--lr-schedule``.
+
+    Only ``linear`` reads ``updates`` (the budget): under ``decay`` and ``constant`` a shorter
+    run is the start of a longer one.
+    """
     if args.lr_schedule == "linear":
         return args.learning_rate * (1.0 - (update - 1) / updates)
+    if args.lr_schedule == "decay":
+        done = min(1.0, (update - 1) / args.lr_decay_updates)
+        return args.learning_rate * (1.0 - (1.0 - args.lr_floor) * done)
     return args.learning_rate
 
 
@@ -434,7 +459,7 @@ def main(argv=None) -> int:
         except ImportError:
             raise SystemExit("--curve needs matplotlib: pip install matplotlib") from None
     print(f"preset {args.preset}: " + ", ".join(f"{key} {getattr(args, key)}" for key in BASE)
-          + f", lr schedule {args.lr_schedule}", flush=True)
+          + (f", lr floor {args.lr_floor:g}" if args.lr_schedule == "decay" else ""), flush=True)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     agent, curve, stats = train(args)
     name = env_name(args)
