@@ -380,6 +380,12 @@ class _DictObservation(VectorObservationWrapper):
     reads_missions = False  # it needs the missions as strings (mission_format "str")
 
     def __init__(self, env: VectorEnv):
+        # Gymnasium's vector observation wrappers take NextStep and Disabled only (1.1 asserts it
+        # bare, 1.2 raises): refused here first, in one line, whatever the release.
+        if env.metadata.get("autoreset_mode") is AutoresetMode.SAME_STEP:
+            raise InvalidArgumentError(f"{type(self).__name__} is a vector observation wrapper, which Gymnasium "
+                                       "allows under NextStep and Disabled autoreset only: use autoreset_mode "
+                                       "NextStep or Disabled")
         super().__init__(env)
         self.base = minigrid_batch(env)
         if not isinstance(env.single_observation_space, gym.spaces.Dict):

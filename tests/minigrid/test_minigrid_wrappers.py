@@ -239,7 +239,7 @@ def test_the_batched_equivalent_matches_sync_vector_env(wrapper, mode):
     name = IDS[sorted(MINIGRID_WRAPPERS).index(wrapper) % 2]  # lava or balls, goals: NoDeath's and DirectionObs's
     ref, build = _batch_pair(wrapper, name, mode)
     if mode == "SameStep" and wrapper in AFTER_STEP_ONLY:
-        with pytest.raises((InvalidArgumentError, ValueError), match="NextStep|NEXT_STEP"):
+        with pytest.raises(InvalidArgumentError, match="NextStep"):  # gridsim's own line, on every gymnasium
             build()
         return
     _play_batches(ref, build(), mode, 50, 60, f"{wrapper} on a batch of {name} ({mode})")
