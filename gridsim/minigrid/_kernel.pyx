@@ -27,6 +27,7 @@ include "_fields.pxi"
 include "_world.pxi"
 include "_generators.pxi"
 include "_roomgrid.pxi"
+include "_babyai.pxi"
 # The task table's generator and rule numbers and its dispatch (generated from gridsim/minigrid/tasks.py).
 include "_tasks.pxi"
 
@@ -46,6 +47,8 @@ MINIGRID_OBS_RGB = MG_OBS_RGB
 MINIGRID_OBS_RGB_FULL = MG_OBS_RGB_FULL
 MINIGRID_MAX_VIEW = MAX_VIEW
 MINIGRID_TASK_SLOTS = TASK_SLOTS
+MINIGRID_BABYAI_SLOTS = BAB_SLOTS
+MINIGRID_MISSION_TOKENS = MISSION_TOKENS
 MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
                     "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
                     "lava": OBJ_LAVA, "agent": OBJ_AGENT}
@@ -412,6 +415,8 @@ cdef class MinigridKernel(FieldViews):
         self.cfg.max_steps = cfg["max_steps"]
         self.cfg.see_through = cfg["see_through_walls"]
         self.cfg.view = cfg["view"]
+        self.cfg.babyai = cfg.get("babyai", 0)
+        self.cfg.nav_cells = cfg.get("nav_cells", 0)
         params = list(cfg["params"]) + [0] * 8
         for k in range(8):
             self.cfg.p[k] = params[k]
@@ -475,6 +480,12 @@ cdef class MinigridKernel(FieldViews):
         w.task = &self.task[u, 0]
         w.mission = &self.mission[u]
         w.rng = <mg_pcg64*>&self.bitgen[u, 0]
+        if self.cfg.babyai:
+            w.oid = &self.oid[u, 0]
+            w.bab = &self.babyai[u, 0]
+        else:
+            w.oid = NULL
+            w.bab = NULL
 
     # ------------------------------------------------------------------ per-unit hooks
 
@@ -525,21 +536,47 @@ cdef class MinigridKernel(FieldViews):
         w.mission[0] = 0
         self.step_count[u] = 0
         self.failed[u] = generate(&w, &self.cfg) < 0
+        if self.cfg.babyai:
+            write_mission(&w, &self.mission_tokens[u, 0])
+            # RoomGridLevel.reset: the episode's limit from its instructions, unless one is fixed.
+            if self.cfg.nav_cells > 0 and self.max_steps <= 0:
+                self.ep_max_steps[u] = w.bab[BAB_NAVS] * self.cfg.nav_cells
 
     cdef inline void write_obs(self, Py_ssize_t u, bint final) noexcept nogil:
         cdef World w
         cdef uint8_t* out = &self.final_u8[u, 0] if final else &self.obs_u8[u, 0]
+        cdef uint8_t shown[4]
+        cdef uint8_t held[4]
+        cdef int k = -1
         self.world(&w, u)
+        if w.bab != NULL and w.bab[BAB_SHOWN]:
+            # PutNext*Carrying's reset observation: the carried object still where it lay, the
+            # agent's hands empty.
+            k = w.bab[BAB_SHOWN] - 1
+            memcpy(shown, w.cells + 4 * k, 4)
+            memcpy(held, w.carrying, 4)
+            memcpy(w.cells + 4 * k, held, 4)
+            w.carrying[0] = OBJ_EMPTY
+            w.carrying[1] = 0
+            w.carrying[2] = 0
+            w.carrying[3] = 0
         if self.obs_kind == MG_OBS_VIEW:  # the default first, one compare (a switch costs it more)
             write_view(&w, &self.cfg, out)
         else:
             write_other_obs(&w, &self.cfg, &self.tiles, self.obs_kind, out)
+        if k >= 0:
+            memcpy(w.cells + 4 * k, shown, 4)
+            memcpy(w.carrying, held, 4)
         if final:
             self.final_dir[u] = w.agent[2]
             self.final_mission[u] = w.mission[0]
+            if self.cfg.babyai:
+                memcpy(&self.final_tokens[u, 0], &self.mission_tokens[u, 0], MISSION_TOKENS)
         else:
             self.obs_dir[u] = w.agent[2]
             self.obs_mission[u] = w.mission[0]
+            if self.cfg.babyai:
+                memcpy(&self.obs_tokens[u, 0], &self.mission_tokens[u, 0], MISSION_TOKENS)
 
     cdef inline void observe_step(self, MgStep* c, Py_ssize_t u) noexcept nogil:
         # A step that changed nothing the view shows (a turn changes it; forward into a wall, a
@@ -562,6 +599,9 @@ cdef class MinigridKernel(FieldViews):
         cdef uint8_t fobj
         cdef uint8_t wall[4]
         self.world(&w, u)
+        if w.bab != NULL and w.bab[BAB_SHOWN]:
+            w.bab[BAB_SHOWN] = 0  # the reset observation's picture of the carried object
+            changed = True
         if c.rule == RULE_AVOID_MOVING_BALLS:
             if a >= 3:
                 a = A_LEFT
@@ -623,12 +663,17 @@ cdef class MinigridKernel(FieldViews):
                 term = True
         elif a == A_PICKUP:
             if inside and can_pickup(fobj) and w.carrying[0] == OBJ_EMPTY:
+                if w.oid != NULL:
+                    w.bab[BAB_CARRIED] = w.oid[fy * w.W + fx]
                 memcpy(w.carrying, fc, 4)
                 clear(&w, fx, fy)
                 changed = True
         elif a == A_DROP:
             if inside and fobj == OBJ_EMPTY and w.carrying[0] != OBJ_EMPTY:
                 memcpy(fc, w.carrying, 4)
+                if w.oid != NULL:
+                    w.oid[fy * w.W + fx] = <uint8_t>w.bab[BAB_CARRIED]
+                    w.bab[BAB_CARRIED] = 0
                 w.carrying[0] = OBJ_EMPTY
                 w.carrying[1] = 0
                 w.carrying[2] = 0
@@ -709,6 +754,18 @@ cdef class MinigridKernel(FieldViews):
             elif door_open_at(&w, w.task[0], w.task[1]) and blue_was_open:
                 rew = 0.0
                 term = True
+        elif c.rule == RULE_FOLLOW_INSTRUCTIONS:
+            # RoomGridLevel.step: the tracked objects found again after a drop, then the verifier.
+            if a == A_DROP:
+                update_objs_poss(&w, self.cfg.p[0])
+            if w.bab[BAB_NUM_NODES] > 0:
+                d = verify(&w, w.bab[BAB_ROOT], a)
+                if d == V_SUCCESS:
+                    rew = success_reward(sc, max_steps)
+                    term = True
+                elif d == V_FAILURE:
+                    rew = 0.0
+                    term = True
         reward[0] = rew
         c.changed = changed
         return term

@@ -82,6 +82,8 @@ cdef struct MgConfig:
     int see_through     # see_through_walls
     int view            # agent_view_size V (odd, >= 3)
     int[8] p            # the generator's parameters (its task's params)
+    int babyai          # a BabyAI id: objects with identity, instructions, a mission of tokens
+    int nav_cells       # BabyAI: max_steps per navigation its instructions need (0: the id's max_steps)
 
 # One env's world, as the generators and the step see it (pointers into the batch's arrays).
 cdef struct World:
@@ -93,6 +95,10 @@ cdef struct World:
     int16_t* task       # TASK_SLOTS generator slots
     int16_t* mission    # the mission's index in the id's mission list
     mg_pcg64* rng
+    # BabyAI ids only (NULL otherwise): each cell's object identity (H, W) and the instruction
+    # state (_babyai.pxi).
+    uint8_t* oid
+    int16_t* bab
 
 
 cdef inline uint8_t* cell_at(World* w, int x, int y) noexcept nogil:
@@ -106,6 +112,18 @@ cdef inline void put(World* w, int x, int y, int obj, int color, int state) noex
     c[1] = <uint8_t>color
     c[2] = <uint8_t>state
     c[3] = 0
+    if w.oid != NULL:
+        # A door, key, ball or box put down is a new object (Minigrid's objects have identity).
+        w.oid[y * w.W + x] = new_oid(w) if OBJ_DOOR <= obj <= OBJ_BOX else 0
+
+
+cdef inline uint8_t new_oid(World* w) noexcept nogil:
+    # The next object identity of a BabyAI world (1..255; 0 is no object; the last is reused
+    # past 255 objects, more than any level makes).
+    cdef int16_t* n = &w.bab[0]
+    if n[0] < 255:
+        n[0] += 1
+    return <uint8_t>n[0]
 
 
 cdef inline void put_wall(World* w, int x, int y) noexcept nogil:

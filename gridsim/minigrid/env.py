@@ -27,6 +27,7 @@ from gridsim.errors import (
     ReadOnlyAttributeError,
 )
 from gridsim.lab2d.surface import LevelApiFacade
+from gridsim.minigrid import babyai
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.attributes import MINIGRID_ATTRIBUTES, MinigridAttributes, RowAttributes
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
@@ -51,7 +52,7 @@ OBS_TYPES = {
     "rgb_full_image": (_kernel.MINIGRID_OBS_RGB_FULL, False),  # ImgObsWrapper(RGBImgObsWrapper)
 }
 MAX_TILE_SIZE = MAX_ATLAS_TILE_SIZE  # the RGB observations' tile_size bound
-MISSION_FORMATS = ("str", "index")
+MISSION_FORMATS = ("str", "index", "tokens")
 # The number of (object, colour, state) ids of an image cell, per kernel observation of ids (the
 # env's obs_id_counts): a full view's agent cell holds the agent's direction (0..3) as its state.
 IMAGE_ID_COUNTS = {
@@ -150,6 +151,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     agent_view_size: int
     see_through_walls: bool
     mission_format: str
+    is_babyai: bool  # a BabyAI id: its mission made of instructions (gridsim.minigrid.babyai)
     _dict_obs: bool  # the observation is Minigrid's dict (obs_type "dict" or "full")
     env_generators: EnvGenerators  # each env's np_random (env_np_random)
     _generators_out: dict[int, np.random.Generator]  # env_generators.handed_out: the step path's one check
@@ -166,7 +168,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         "see_through_walls": Setting(bool, None, optional=True,
                                      doc="the view shows every cell in range, walls or not (none: the id's)"),
         "tile_size": Setting(int, 8, doc=f"pixels per cell of the rgb observations (1..{MAX_TILE_SIZE})"),
-        "mission_format": Setting(MISSION_FORMATS, "str", doc="missions as strings or as indices"),
+        "mission_format": Setting(MISSION_FORMATS, "str", doc="missions as strings, as indices (MiniGrid ids) or as "
+                                                              "tokens (BabyAI ids: gridsim.minigrid.babyai)"),
     }
 
     @accepts_settings
@@ -210,6 +213,11 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         self.tile_size = int(tile_size)
         self.mission_format = mission_format
         self.missions: tuple[str, ...] = self.spec_row.missions
+        self.is_babyai = self.spec_row.babyai
+        if mission_format == ("index" if self.is_babyai else "tokens"):
+            raise InvalidArgumentError(
+                f"mission_format={mission_format!r} is not for {self.env_name}: a BabyAI id's missions are strings or "
+                "tokens, another id's strings or indices")
         kind, self._dict_obs = OBS_TYPES[obs_type]
         config = {**self.spec_row.config, "view": self.agent_view_size,
                   "see_through_walls": int(self.see_through_walls)}
@@ -221,8 +229,13 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
             image = gym.spaces.Box(image.low.astype(obs_dtype), image.high.astype(obs_dtype), image.shape,
                                    np.dtype(obs_dtype))
         if self._dict_obs:
-            mission: gym.spaces.Space = MissionSpace(self.missions) if mission_format == "str" \
-                else gym.spaces.Discrete(len(self.missions))
+            mission: gym.spaces.Space
+            if self.is_babyai:
+                mission = babyai.BabyAIMissionSpace() if mission_format == "str" else \
+                    gym.spaces.Box(0, len(babyai.VOCABULARY) - 1, (babyai.MISSION_TOKENS,), np.uint8)
+            else:
+                mission = MissionSpace(self.missions) if mission_format == "str" \
+                    else gym.spaces.Discrete(len(self.missions))
             self.single_observation_space = gym.spaces.Dict(
                 {"direction": gym.spaces.Discrete(4), "image": image, "mission": mission})
         else:
@@ -235,8 +248,13 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         self.env_generators = EnvGenerators(self, self._lock)
         self._generators_out = self.env_generators.handed_out  # the step path's one check: the dict itself
         self._mission_cache: tuple[np.ndarray, tuple[str, ...]] | None = None
+        self._babyai_cache: tuple[np.ndarray, tuple[str, ...]] | None = None
         self._finish_init()
-        if self._dict_obs and mission_format == "str":
+        if self._dict_obs and mission_format == "tokens":
+            self.observation_space = gym.spaces.Dict({
+                "direction": gym.spaces.MultiDiscrete(np.full(self.num_envs, 4)),
+                "image": batch_space(image, self.num_envs), "mission": batch_space(mission, self.num_envs)})
+        elif self._dict_obs and mission_format == "str":
             # Tuple(N MissionSpaces) as SyncVectorEnv's; built once (deep copies of one space).
             self.observation_space = gym.spaces.Dict({
                 "direction": gym.spaces.MultiDiscrete(np.full(self.num_envs, 4)),
@@ -506,6 +524,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         if not self._dict_obs:
             return obs
         st = self.state
+        if self.is_babyai:
+            return self._present_babyai(obs, rows, final)
         direction, mission = (st.final_dir, st.final_mission) if final else (st.obs_dir, st.obs_mission)
         if rows is None:
             return {"direction": direction.copy(), "image": obs, "mission": self._missions_of(mission)}
@@ -513,6 +533,30 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         return [{"direction": np.int64(direction[r]), "image": obs[k],
                  "mission": self.missions[mission[r]] if fmt == "str" else np.int64(mission[r])}
                 for k, r in enumerate(np.asarray(rows).tolist())]
+
+    def _present_babyai(self, obs: np.ndarray, rows: np.ndarray | None, final: bool):
+        # A BabyAI mission is its tokens: as they are, or decoded (only the rows whose tokens changed).
+        st = self.state
+        direction, tokens = (st.final_dir, st.final_tokens) if final else (st.obs_dir, st.obs_tokens)
+        if rows is not None:
+            return [{"direction": np.int64(direction[r]), "image": obs[k],
+                     "mission": babyai.decode(tokens[r]) if self.mission_format == "str" else tokens[r].copy()}
+                    for k, r in enumerate(np.asarray(rows).tolist())]
+        if self.mission_format == "tokens":
+            return {"direction": direction.copy(), "image": obs, "mission": tokens.copy()}
+        cache = self._babyai_cache
+        if cache is not None and cache[0].shape == tokens.shape:
+            changed = np.flatnonzero((cache[0] != tokens).any(axis=1))
+            if len(changed) == 0:
+                return {"direction": direction.copy(), "image": obs, "mission": cache[1]}
+            text = list(cache[1])
+            for i in changed.tolist():
+                text[i] = babyai.decode(tokens[i])
+            missions = tuple(text)
+        else:
+            missions = babyai.decode_rows(tokens)
+        self._babyai_cache = (tokens.copy(), missions)
+        return {"direction": direction.copy(), "image": obs, "mission": missions}
 
     def single_obs(self, obs):
         """Row 0 of a batch as Minigrid's env returns it: its dict in Minigrid's key order, Python scalars."""
@@ -540,6 +584,11 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         "carrying": None or (object, colour, state) (its contents: "carrying_contents"),
         "step_count": int, "mission": str, "task": tuple of the generator's ints,
         "bit_generator": numpy.random.PCG64().state's dict}``.
+
+        A BabyAI env's also has ``"instrs"`` (its instruction tree and the verifier's progress,
+        ``gridsim.minigrid.babyai.instructions``), ``"max_steps"`` (this episode's limit),
+        ``"rejected"`` (generation attempts its last reset rejected), ``"object_ids"`` (W, H) and
+        ``"carrying_id"`` (the identities the instructions track; 0: none).
         """
         self.check_open()
         i = self.row_index(index)
@@ -555,10 +604,19 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
             "carrying": None if carried[0] == EMPTY else tuple(int(v) for v in carried[:3]),
             "carrying_contents": int(carried[3]),
             "step_count": int(st.step_count[i]),
-            "mission": self.missions[int(st.mission[i])],
+            "mission": babyai.decode(st.mission_tokens[i]) if self.is_babyai else self.missions[int(st.mission[i])],
             "task": tuple(int(v) for v in st.task[i]),
             "bit_generator": to_numpy_state(st.bitgen[i]),
+            **(self._babyai_state(i) if self.is_babyai else {}),
         }
+
+    def _babyai_state(self, i: int) -> dict[str, Any]:
+        # What a BabyAI env holds beyond a MiniGrid one (read-only here: set_state keeps it).
+        st = self.state
+        return {"instrs": babyai.instructions(st.babyai[i], st.grid.shape[2]),
+                "max_steps": int(st.ep_max_steps[i]), "rejected": babyai.rejected(st.babyai[i]),
+                "object_ids": np.ascontiguousarray(st.oid[i].reshape(st.grid.shape[1:3]).T),
+                "carrying_id": int(st.babyai[i, 6])}
 
     @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[Any, dict]:

@@ -1,14 +1,15 @@
 """The Minigrid ids gridsim plays, by name: each declared once, in its task's row (``gridsim.minigrid.tasks``).
 
-``gridsim/MiniGrid-<Name>-v<k>`` is Minigrid's ``MiniGrid-<Name>-v<k>``.
+``gridsim/MiniGrid-<Name>-v<k>`` is Minigrid's ``MiniGrid-<Name>-v<k>``, ``gridsim/BabyAI-<Name>-v<k>``
+its ``BabyAI-<Name>-v<k>``.
 """
 
 from __future__ import annotations
 
 from gridsim.minigrid.tasks import COLOR_NAMES, TASKS, MinigridSpec
 
-__all__ = ["COLOR_NAMES", "MINIGRID_IDS", "REFERENCE_IDS", "STATE_NAMES", "MinigridSpec", "description_of",
-           "spec_of"]
+__all__ = ["BABYAI_IDS", "COLOR_NAMES", "MINIGRID_IDS", "REFERENCE_IDS", "STATE_NAMES", "MinigridSpec",
+           "description_of", "spec_of"]
 
 # STATE_TO_IDX order: a door's state (every other object's is 0).
 STATE_NAMES = ("open", "closed", "locked")
@@ -17,6 +18,8 @@ STATE_NAMES = ("open", "closed", "locked")
 MINIGRID_IDS: dict[str, MinigridSpec] = {s.name: s for task in TASKS for s in task.ids}
 # The ids of Minigrid 3.2.0 (the reference the tests compare with); the others are gridsim's own.
 REFERENCE_IDS = tuple(name for name, spec in MINIGRID_IDS.items() if spec.reference)
+# Minigrid's BabyAI ids (gridsim.minigrid.babyai), all of them references.
+BABYAI_IDS = tuple(name for name, spec in MINIGRID_IDS.items() if spec.babyai)
 
 
 def description_of(env_id: str) -> str | None:

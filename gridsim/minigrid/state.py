@@ -66,7 +66,7 @@ class MinigridState(BatchState):
             self.tile_of = TILE_OF.reshape(-1)
         self.allocate(units=N, rows=N, obs_shape=obs_shape, obs_dtype=np.uint8, autoreset_mode=self.autoreset_mode,
                       max_steps=self.max_steps, events=events, max_events=max_events, num_event_fields=1, H=H, W=W,
-                      T=_kernel.MINIGRID_TASK_SLOTS)
+                      T=_kernel.MINIGRID_TASK_SLOTS, **_babyai_dims(self.config))
         self.grid[..., 0] = OBJ["empty"]
         self.carrying[:, 0] = OBJ["empty"]
 
@@ -118,6 +118,10 @@ class MinigridState(BatchState):
                       part="balls")
             v.require("task", ~listed | ((ys >= 0) & (ys < H)), f"each listed ball's y in 0..{H - 1}", shown=ys,
                       part="balls")
+        if self.config.get("babyai"):
+            from gridsim.minigrid.babyai import check_state as check_babyai
+
+            check_babyai(v, W, H)
         bitgen = v["bitgen"]
         # All zero is the state of an env never seeded; a seeded env's must be a real PCG64 state
         # (an increment of 0 from a state of 0 repeats 0 forever, and rejection sampling would never end).
@@ -126,6 +130,14 @@ class MinigridState(BatchState):
         v.in_range("bitgen", 0, 1, "(has_uint32 is 0 or 1)", values=bitgen[:, 4], part="has_uint32")
         v.require("bitgen", bitgen[:, 5] <= 0xFFFFFFFF, "a 32-bit cached half (uinteger)", shown=bitgen[:, 5],
                   part="uinteger")
+
+
+def _babyai_dims(config: Mapping[str, Any]) -> dict[str, int]:
+    """The sizes of the BabyAI fields: cells, instruction slots, mission tokens (1 each for another id)."""
+    if not config.get("babyai"):
+        return {"C": 1, "B": 1, "L": 1}
+    return {"C": config["width"] * config["height"], "B": _kernel.MINIGRID_BABYAI_SLOTS,
+            "L": _kernel.MINIGRID_MISSION_TOKENS}
 
 
 def _contents_ok(contents: np.ndarray) -> np.ndarray:

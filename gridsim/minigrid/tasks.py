@@ -56,6 +56,9 @@ RULES = (
     Rule("put_target_near", "PutNear: picking up another object than the one to move (task slots 2, 3) ends it; "
                             "dropping what is held ends it, a success iff it lies next to the target cell "
                             "(task slots 0, 1)"),
+    Rule("follow_instructions", "BabyAI: after a drop the tracked objects are found again; the instruction tree's "
+                                "verifier then succeeds or fails (its strict parts), ending the episode "
+                                "(gridsim.minigrid.babyai)"),
     Rule("open_doors_in_order", "RedBlueDoors: opening the blue door (task slots 2, 3) ends it, a success iff "
                                 "the red one (0, 1) was open before; opening the red one after the blue one ends "
                                 "it unrewarded"),
@@ -128,9 +131,19 @@ class MinigridSpec:
         import gridsim.minigrid._kernel as _kernel
 
         params = tuple(_kernel.MINIGRID_OBJECTS[p] if isinstance(p, str) else p for p in self.params)
-        return {"gen": _kernel.MINIGRID_GENERATORS[self.generator], "width": self.width, "height": self.height,
-                "max_steps": self.max_steps, "see_through_walls": int(self.see_through_walls),
-                "params": params, "num_missions": len(self.missions)}
+        config = {"gen": _kernel.MINIGRID_GENERATORS[self.generator], "width": self.width, "height": self.height,
+                  "max_steps": self.max_steps, "see_through_walls": int(self.see_through_walls),
+                  "params": params, "num_missions": max(1, len(self.missions))}
+        if self.babyai:
+            # RoomGridLevel: max_steps = navigations needed * room_size ** 2 * rooms, unless fixed.
+            room_size, rows, cols = (int(p) for p in params[:3])
+            config.update(babyai=1, nav_cells=0 if self.max_steps else room_size ** 2 * rows * cols)
+        return config
+
+    @property
+    def babyai(self) -> bool:
+        """A BabyAI id: a mission made of instructions (``gridsim.minigrid.babyai``), objects with identity."""
+        return self.task.rule == "follow_instructions"
 
 
 @dataclass(frozen=True)
@@ -197,6 +210,41 @@ def _random_start(what: str) -> Callable[[tuple], str]:
 def _obstructed(what: str, key_in_box: int, blocked: int) -> Callable[[tuple], str]:
     return lambda p: (f"{what}; keys" + (" in boxes" if p[key_in_box] else " lying about")
                       + (", doors blocked by balls" if p[blocked] else ""))
+
+
+def _babyai(name: str, room_size: int, num_rows: int, num_cols: int, params: tuple = (),
+            max_steps: int = 0) -> MinigridSpec:
+    # A BabyAI level: RoomGrid's size, no mission list (the mission is made of its instructions).
+    return _rooms(f"BabyAI-{name}", room_size, num_rows, num_cols, max_steps, (),
+                  (room_size, num_rows, num_cols, *params))
+
+
+# LevelGen's flags, and its kinds in the order its lists name them (an id's lists are coded as
+# 3-bit digits, the count first: the kernel reads them in that order).
+LG_LOCATIONS, LG_UNBLOCKING, LG_IMPLICIT_UNLOCK = 1, 2, 4
+LG_ALL = LG_LOCATIONS | LG_UNBLOCKING | LG_IMPLICIT_UNLOCK
+LG_ACTIONS = ("goto", "pickup", "open", "putnext")
+LG_INSTRS = ("action", "and", "seq")
+
+
+def _kinds_code(kinds: Sequence[str], vocabulary: Sequence[str]) -> int:
+    code = len(kinds)
+    for k, kind in enumerate(kinds):
+        code |= vocabulary.index(kind) << (3 * (k + 1))
+    return code
+
+
+def _levelgen(name: str, room_size: int, num_rows: int, num_cols: int, num_dists: int, locked_percent: int,
+              flags: int, actions: Sequence[str] = LG_ACTIONS, instrs: Sequence[str] = LG_INSTRS) -> MinigridSpec:
+    return _babyai(name, room_size, num_rows, num_cols,
+                   (num_dists, locked_percent, flags, _kinds_code(actions, LG_ACTIONS), _kinds_code(instrs, LG_INSTRS)))
+
+
+def _levelgen_description(p: tuple) -> str:
+    actions = [LG_ACTIONS[(p[6] >> (3 * (k + 1))) & 7] for k in range(p[6] & 7)]
+    instrs = [LG_INSTRS[(p[7] >> (3 * (k + 1))) & 7] for k in range(p[7] & 7)]
+    return (f"instructions drawn from BabyAI's grammar ({'/'.join(actions)}; {'/'.join(instrs)}) among {p[3]} "
+            f"objects in {p[1]}x{p[2]} rooms" + (f", a locked room {p[4]}% of the time" if p[4] else ""))
 
 
 GOAL = ("get to the green goal square",)
@@ -315,6 +363,127 @@ TASKS = (
                         ("open the red door then the blue door",)) for size in (6, 8)]),
     _task("playground", "reach_goal", "rooms, doors and objects, no goal", "",
           [_square("MiniGrid-Playground-v0", 19, 100, False, ("",))]),
+    # BabyAI levels (_babyai.pxi; params: room_size, num_rows, num_cols, then the level's own). A
+    # max_steps of 0: the episode's own, from its instructions.
+    _task("babyai_goto_red_ball", "follow_instructions",
+          lambda p: "go to the red ball" + (" among grey objects" if p[4] else "") + (f" ({p[3]} others)"),
+          "p3: num_dists, p4: the distractors turned grey (GoToRedBallGrey)",
+          [_babyai(name, 8, 1, 1, (dists, grey)) for name, dists, grey in (
+              ("GoToRedBallGrey-v0", 7, 1), ("GoToRedBall-v0", 7, 0), ("GoToRedBallNoDists-v0", 0, 0))]),
+    _task("babyai_goto_obj", "follow_instructions", "go to the one object in the room", "",
+          [_babyai(name, size, 1, 1) for name, size in (("GoToObj-v0", 8), ("GoToObjS4-v0", 4), ("GoToObjS6-v1", 6))]),
+    _task("babyai_goto_local", "follow_instructions", lambda p: f"go to the named object of {p[3]} in one room",
+          "p3: num_dists",
+          [_babyai("GoToLocal-v0", 8, 1, 1, (8,))]
+          + [_babyai(f"GoToLocalS{size}N{n}-v0", size, 1, 1, (n,)) for size, n in (
+              (5, 2), (6, 2), (6, 3), (6, 4), (7, 4), (7, 5), (8, 2), (8, 3), (8, 4), (8, 5), (8, 6), (8, 7))]),
+    _task("babyai_goto", "follow_instructions",
+          lambda p: f"go to the named object of {p[3]} in a maze of {p[1]}x{p[2]} rooms"
+                    + (", its doors open" if p[4] else ""),
+          "p3: num_dists, p4: doors_open",
+          [_babyai(name, size, rows, cols, (dists, is_open)) for name, size, rows, cols, dists, is_open in (
+              ("GoTo-v0", 8, 3, 3, 18, 0), ("GoToOpen-v0", 8, 3, 3, 18, 1), ("GoToObjMaze-v0", 8, 3, 3, 1, 0),
+              ("GoToObjMazeOpen-v0", 8, 3, 3, 1, 1), ("GoToObjMazeS4R2-v0", 4, 2, 2, 1, 0),
+              ("GoToObjMazeS4-v0", 4, 3, 3, 1, 0), ("GoToObjMazeS5-v0", 5, 3, 3, 1, 0),
+              ("GoToObjMazeS6-v0", 6, 3, 3, 1, 0), ("GoToObjMazeS7-v0", 7, 3, 3, 1, 0))]),
+    _task("babyai_goto_imp_unlock", "follow_instructions",
+          "go to an object in a locked room (its key maybe inside it: upstream's `is` comparison)", "",
+          [_babyai("GoToImpUnlock-v0", 8, 3, 3)]),
+    _task("babyai_goto_red_blue_ball", "follow_instructions", "go to the one red or blue ball among 7 objects",
+          "p3: num_dists", [_babyai("GoToRedBlueBall-v0", 8, 1, 1, (7,))]),
+    _task("babyai_goto_door", "follow_instructions", "go to the named door of four", "",
+          [_babyai("GoToDoor-v0", 7, 3, 3)]),
+    _task("babyai_goto_obj_door", "follow_instructions", "go to the named object or door of twelve", "",
+          [_babyai("GoToObjDoor-v0", 8, 3, 3)]),
+    _task("babyai_open", "follow_instructions", "open the named door of a maze of 18 objects", "",
+          [_babyai("Open-v0", 8, 3, 3)]),
+    _task("babyai_open_red_door", "follow_instructions", "open the red door", "",
+          [_babyai("OpenRedDoor-v0", 5, 1, 2)]),
+    _task("babyai_open_door", "follow_instructions",
+          lambda p: "open the door named by " + ("its colour" if p[4] == 1 else "its location" if p[4] == 2
+                                                  else "its colour or location") + (" (strict)" if p[3] else ""),
+          "p3: strict (debug), p4: select_by (0 drawn, 1 colour, 2 location)",
+          [_babyai(name, 8, 3, 3, (debug, by)) for name, debug, by in (
+              ("OpenDoor-v0", 0, 0), ("OpenDoorDebug-v0", 1, 0), ("OpenDoorColor-v0", 0, 1),
+              ("OpenDoorLoc-v0", 0, 2))]),
+    _task("babyai_open_two_doors", "follow_instructions",
+          lambda p: "open one door, then the other" + (" (strict)" if p[5] else ""),
+          "p3, p4: the doors' colours (-1 drawn), p5: strict",
+          [_babyai(name, 6, 3, 3, (first, second, strict), 20 * 36) for name, first, second, strict in (
+              ("OpenTwoDoors-v0", -1, -1, 0), ("OpenRedBlueDoors-v0", 0, 2, 0),
+              ("OpenRedBlueDoorsDebug-v0", 0, 2, 1))]),
+    _task("babyai_open_doors_order", "follow_instructions",
+          lambda p: f"open one or two of {p[3]} doors in the named order" + (" (strict)" if p[4] else ""),
+          "p3: num_doors, p4: strict (debug)",
+          [_babyai(f"OpenDoorsOrderN{n}{'Debug' if debug else ''}-v0", 6, 3, 3, (n, debug), 20 * 36)
+           for n, debug in ((2, 0), (4, 0), (2, 1), (4, 1))]),
+    _task("babyai_pickup", "follow_instructions",
+          lambda p: "pick up the named object of a maze" + (", some behind others" if p[3] else ""),
+          "p3: unblocking (UnblockPickup: 20 objects, not all reachable)",
+          [_babyai("Pickup-v0", 8, 3, 3, (0,)), _babyai("UnblockPickup-v0", 8, 3, 3, (1,))]),
+    _task("babyai_pickup_dist", "follow_instructions",
+          lambda p: "pick up the object named by type, colour or both among 5" + (" (strict)" if p[3] else ""),
+          "p3: strict (debug)",
+          [_babyai("PickupDist-v0", 7, 1, 1, (0,)), _babyai("PickupDistDebug-v0", 7, 1, 1, (1,))]),
+    _task("babyai_pickup_above", "follow_instructions", "pick up the object in the room above", "",
+          [_babyai("PickupAbove-v0", 6, 3, 3, (), 8 * 36)]),
+    _task("babyai_putnext_local", "follow_instructions", lambda p: f"put one object next to another of {p[3]}",
+          "p3: num_objs",
+          [_babyai(name, size, 1, 1, (n,)) for name, size, n in (
+              ("PutNextLocal-v0", 8, 8), ("PutNextLocalS5N3-v0", 5, 3), ("PutNextLocalS6N4-v0", 6, 4))]),
+    _task("babyai_putnext", "follow_instructions",
+          lambda p: f"put an object of one room next to one of the other ({p[3]} each)"
+                    + (", starting with it in hand" if p[4] else ""), "p3: objs_per_room, p4: start_carrying",
+          [_babyai(f"PutNextS{size}N{n}{'Carrying' if carrying else ''}-v0", size, 1, 2, (n, carrying),
+                   8 * size * size)
+           for size, n, carrying in ((4, 1, 0), (5, 2, 0), (5, 1, 0), (6, 3, 0), (7, 4, 0), (5, 2, 1), (6, 3, 1),
+                                     (7, 4, 1))]),
+    _task("babyai_unlock", "follow_instructions", "find the key, open the locked door of a maze", "",
+          [_babyai("Unlock-v0", 8, 3, 3)]),
+    _task("babyai_unlock_local", "follow_instructions",
+          lambda p: "open the locked door with the key beside it" + (" among 3 objects" if p[3] else ""),
+          "p3: distractors",
+          [_babyai("UnlockLocal-v0", 8, 3, 3, (0,)), _babyai("UnlockLocalDist-v0", 8, 3, 3, (1,))]),
+    _task("babyai_key_in_box", "follow_instructions", "open the locked door with the key in the box", "",
+          [_babyai("KeyInBox-v0", 8, 3, 3)]),
+    _task("babyai_unlock_pickup", "follow_instructions",
+          lambda p: ("move the ball blocking the locked door, unlock it, pick up the box behind" if p[4]
+                     else "unlock the door, pick up the box behind it" + (" among 4 objects" if p[3] else "")),
+          "p3: distractors, p4: blocked (BlockedUnlockPickup)",
+          # UnlockPickup's max_steps is the episode's: upstream tests `max is None` (the builtin).
+          [_babyai("UnlockPickup-v0", 6, 1, 2, (0, 0)), _babyai("UnlockPickupDist-v0", 6, 1, 2, (1, 0)),
+           _babyai("BlockedUnlockPickup-v0", 6, 1, 2, (0, 1), 16 * 36)]),
+    _task("babyai_unlock_to_unlock", "follow_instructions", "unlock a door with a key behind another locked door",
+          "", [_babyai("UnlockToUnlock-v0", 6, 1, 3, (), 30 * 36)]),
+    _task("babyai_action_obj_door", "follow_instructions", "go to, open or pick up one of 5 objects and 4 doors",
+          "", [_babyai("ActionObjDoor-v0", 7, 3, 3)]),
+    _task("babyai_find_obj", "follow_instructions", lambda p: f"find the object in a maze of rooms of {p[0]}", "",
+          [_babyai(f"FindObjS{size}-v0", size, 3, 3, (), 20 * size * size) for size in (5, 6, 7)]),
+    _task("babyai_key_corridor", "follow_instructions",
+          "find the key off the corridor, unlock a room, pick up its ball", "",
+          [_babyai(name, size, rows, 3, (), 30 * size * size) for name, size, rows in (
+              ("KeyCorridor-v0", 6, 3), ("KeyCorridorS3R1-v0", 3, 1), ("KeyCorridorS3R2-v0", 3, 2),
+              ("KeyCorridorS3R3-v0", 3, 3), ("KeyCorridorS4R3-v0", 4, 3), ("KeyCorridorS5R3-v0", 5, 3),
+              ("KeyCorridorS6R3-v0", 6, 3))]),
+    _task("babyai_one_room", "follow_instructions", lambda p: f"pick up the ball in a room of {p[0]}", "",
+          [_babyai(f"OneRoomS{size}-v0", size, 1, 1) for size in (8, 12, 16, 20)]),
+    _task("babyai_move_two_across", "follow_instructions",
+          lambda p: f"put two objects next to two across the room ({p[3]} each side)", "p3: objs_per_room",
+          [_babyai(f"MoveTwoAcrossS{size}N{n}-v0", size, 1, 2, (n,), 16 * size * size)
+           for size, n in ((5, 2), (8, 9))]),
+    _task("babyai_levelgen", "follow_instructions", _levelgen_description,
+          "p3: num_dists, p4: locked_room_prob (percent), p5: 1 locations | 2 unblocking | 4 implicit_unlock, "
+          "p6: action_kinds, p7: instr_kinds (lists of 3-bit digits, the count first)",
+          [_levelgen("GoToSeq-v0", 8, 3, 3, 18, 0, LG_IMPLICIT_UNLOCK, ("goto",)),
+           _levelgen("GoToSeqS5R2-v0", 5, 2, 2, 4, 0, LG_IMPLICIT_UNLOCK, ("goto",)),
+           _levelgen("PickupLoc-v0", 8, 1, 1, 8, 0, LG_LOCATIONS | LG_IMPLICIT_UNLOCK, ("pickup",), ("action",)),
+           _levelgen("Synth-v0", 8, 3, 3, 18, 50, LG_UNBLOCKING, instrs=("action",)),
+           _levelgen("SynthS5R2-v0", 5, 2, 3, 18, 50, LG_UNBLOCKING, instrs=("action",)),
+           _levelgen("SynthLoc-v0", 8, 3, 3, 18, 50, LG_LOCATIONS | LG_UNBLOCKING, instrs=("action",)),
+           _levelgen("SynthSeq-v0", 8, 3, 3, 18, 50, LG_LOCATIONS | LG_UNBLOCKING),
+           _levelgen("MiniBossLevel-v0", 5, 2, 2, 7, 25, LG_ALL),
+           _levelgen("BossLevel-v0", 8, 3, 3, 18, 50, LG_ALL),
+           _levelgen("BossLevelNoUnlock-v0", 8, 3, 3, 18, 0, LG_LOCATIONS | LG_UNBLOCKING)]),
 )
 TASK_OF = {t.name: t for t in TASKS}
 

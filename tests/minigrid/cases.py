@@ -10,11 +10,12 @@ import gridsim
 from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 
 # The ids gridsim/minigrid/tasks.py declares, counted apart (MinigridSpec.reference): Minigrid 3.2.0's
-# MiniGrid-* ids but the six WFC ones, and ids of gridsim's own. tests/minigrid/test_minigrid_tasks.py
-# says which to change when a task's ids change.
+# MiniGrid-* ids but the six WFC ones, its 96 BabyAI-* ids, and ids of gridsim's own.
+# tests/minigrid/test_minigrid_tasks.py says which to change when a task's ids change.
 REFERENCE_ID_COUNT = 76
+BABYAI_ID_COUNT = 96
 OWN_ID_COUNT = 0
-ID_COUNT = REFERENCE_ID_COUNT + OWN_ID_COUNT
+ID_COUNT = REFERENCE_ID_COUNT + BABYAI_ID_COUNT + OWN_ID_COUNT
 
 # The first registered ids, DistShift1 and DistShift2, draw nothing at reset. DoorKey comes first
 # (the tests that take one id per family take it): a layout drawn at every reset, a key and a

@@ -39,7 +39,7 @@ import minigrid  # noqa: E402,F401  (registers the MiniGrid-* ids)
 from minigrid.wrappers import FullyObsWrapper, ImgObsWrapper  # noqa: E402
 
 import gridsim  # noqa: E402,F401  (registers the gridsim/* ids)
-from gridsim.minigrid.ids import REFERENCE_IDS  # noqa: E402
+from gridsim.minigrid.ids import BABYAI_IDS, REFERENCE_IDS  # noqa: E402
 from gridsim.minigrid.interop import state_of, task_of  # noqa: E402
 
 __all__ = [
@@ -64,7 +64,8 @@ __all__ = [
     "warm_up",
 ]
 
-IDS = list(REFERENCE_IDS)  # the ids Minigrid 3.2.0 has, to compare with it
+# The MiniGrid-* ids Minigrid 3.2.0 has, to compare with it (BabyAI's: tests/minigrid/test_babyai_diff.py).
+IDS = [name for name in REFERENCE_IDS if name not in BABYAI_IDS]
 LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE, DONE = range(7)
 DIR_VEC = ((1, 0), (0, 1), (-1, 0), (0, -1))
 # gridsim's vector infos add episode statistics (Gymnasium's SyncVectorEnv has none).

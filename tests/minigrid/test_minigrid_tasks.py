@@ -15,7 +15,9 @@ import pytest
 
 import gridsim.minigrid._kernel as _kernel
 from gridsim.minigrid import tasks
-from gridsim.minigrid.ids import MINIGRID_IDS, REFERENCE_IDS
+from gridsim.minigrid.ids import BABYAI_IDS, MINIGRID_IDS, REFERENCE_IDS
+
+MINIGRID_REFERENCE_IDS = [name for name in REFERENCE_IDS if name not in BABYAI_IDS]
 
 CASES = Path(__file__).with_name("cases.py")
 
@@ -74,8 +76,12 @@ def test_ids_are_unique_and_each_has_a_description():
 def test_the_id_counts_are_pinned_apart():
     pins = pinned()
     own = [name for name, spec in MINIGRID_IDS.items() if not spec.reference]
-    assert len(REFERENCE_IDS) == pins.REFERENCE_ID_COUNT, (
-        f"gridsim/minigrid/tasks.py declares {len(REFERENCE_IDS)} ids of Minigrid 3.2.0 (MinigridSpec.reference); "
+    assert len(BABYAI_IDS) == pins.BABYAI_ID_COUNT, (
+        f"gridsim/minigrid/tasks.py declares {len(BABYAI_IDS)} BabyAI ids; tests/minigrid/cases.py pins "
+        f"BABYAI_ID_COUNT = {pins.BABYAI_ID_COUNT}: change the pin if that is meant, and docs/babyai.md")
+    assert len(MINIGRID_REFERENCE_IDS) == pins.REFERENCE_ID_COUNT, (
+        f"gridsim/minigrid/tasks.py declares {len(MINIGRID_REFERENCE_IDS)} MiniGrid ids of Minigrid 3.2.0 "
+        "(MinigridSpec.reference); "
         f"tests/minigrid/cases.py pins REFERENCE_ID_COUNT = {pins.REFERENCE_ID_COUNT}: change the pin if that is "
         "meant, and the id's row in docs/minigrid.md ('Every id')")
     assert len(own) == pins.OWN_ID_COUNT, (
@@ -91,10 +97,14 @@ def test_reference_ids_are_minigrids_and_the_others_are_not(reference):
     registered = {name for name in gym.registry if name.startswith("MiniGrid-")}
     if reference:
         # Every Minigrid id but the six WFC ones it cannot reset (docs/minigrid.md, "The WFC ids").
-        unplayed = sorted(registered - set(REFERENCE_IDS))
+        unplayed = sorted(registered - set(MINIGRID_REFERENCE_IDS))
         assert len(unplayed) == 6 and all("WFC" in name for name in unplayed), (
             f"Minigrid ids gridsim/minigrid/tasks.py does not declare: {unplayed}")
-        assert set(REFERENCE_IDS) <= registered
+        assert set(MINIGRID_REFERENCE_IDS) <= registered
+        babyai = {name for name in gym.registry if name.startswith("BabyAI-")}
+        assert babyai == set(BABYAI_IDS), (
+            f"BabyAI ids not declared: {sorted(babyai - set(BABYAI_IDS))}, not Minigrid's: "
+            f"{sorted(set(BABYAI_IDS) - babyai)}")
     else:
         clash = sorted(name for name, spec in MINIGRID_IDS.items() if not spec.reference and name in registered)
         assert not clash, f"ids of gridsim's own named as Minigrid's (gridsim/minigrid/tasks.py): {clash}"
