@@ -78,6 +78,7 @@ _NODES_AT = _HEADER
 _DESCS_AT = _NODES_AT + _MAX_NODES * _NODE
 _SETS_AT = _DESCS_AT + _MAX_DESCS * _DESC
 _POSS_AT = _SETS_AT + _MAX_DESCS * _MAX_SET
+SETS_SLICE = slice(_SETS_AT, _POSS_AT)  # the tracked object numbers of every descriptor
 KINDS = ("", "goto", "pickup", "open", "putnext", "and", "before", "after")
 STATUS = ("continue", "success", "failure")
 LOC_NAMES = ("left", "right", "front", "behind")
@@ -170,7 +171,7 @@ def check_state(v: Any, width: int, height: int) -> None:
     dlive = np.arange(_MAX_DESCS)[None, :] < descs[:, None]
     dtype_, color, loc, nset, nposs = (desc[..., k] for k in range(5))
     ok = ((dtype_ == -1) | ((dtype_ >= _kernel.MINIGRID_OBJECTS["wall"]) & (dtype_ <= _kernel.MINIGRID_OBJECTS["box"])))
-    ok &= (color >= -1) & (color <= 5) & (loc >= -1) & (loc <= 3) & (nset >= 0) & (nset <= nposs)
+    ok &= (color >= -1) & (color <= 5) & (loc >= -1) & (loc <= 3) & (nset >= 0) & (nset <= _MAX_SET)
     ok &= (nposs >= 0) & (nposs <= _MAX_SET) & (desc[..., 5] >= 0)
     v.require("babyai", ~dlive | ok, "descriptors of a type, colour and location in range, at most "
               f"{_MAX_SET} objects", shown=dtype_, part="descriptors")
@@ -179,7 +180,121 @@ def check_state(v: Any, width: int, height: int) -> None:
     listed = np.arange(_MAX_SET)[None, None, :] < np.where(dlive, nposs, 0)[..., None]
     v.require("babyai", (~listed | ((poss >= 0) & (poss < width * height))).all(-1),
               f"object cells 0..{width * height - 1}", shown=poss[..., 0], part="cells")
+    listed = np.arange(_MAX_SET)[None, None, :] < np.where(dlive, nset, 0)[..., None]
     v.require("babyai", (~listed | ((sets >= 0) & (sets <= 255))).all(-1), "object numbers 0..255",
               shown=sets[..., 0], part="objects")
     for name in ("mission_tokens", "obs_tokens"):
         v.in_range(name, 0, len(VOCABULARY) - 1, "(a token of gridsim.minigrid.babyai.VOCABULARY)")
+
+
+# ---------------------------------------------------------------- a tree into the kernel's slots
+
+_OBJECT_INDEX = {name: k for k, name in _OBJECT_NAMES.items()}
+_TOKEN = {word: k for k, word in enumerate(VOCABULARY)}
+_LOC_PHRASE = {"front": ("in", "front", "of", "you"), "behind": ("behind", "you"), "left": ("on", "your", "left"),
+               "right": ("on", "your", "right")}
+_CONNECTIVE = {"and": ("and",), "before": (",", "then"), "after": ("after", "you")}
+ACTION_KINDS = ("goto", "pickup", "open", "putnext")
+
+
+class InstructionsError(ValueError):
+    """An instruction tree (``instructions()``'s format) the kernel cannot hold; the message says why."""
+
+
+def _desc_words(desc: dict[str, Any]) -> list[str]:
+    words = ["a" if desc["matches"] > 1 else "the"]
+    if desc["color"] is not None:
+        words.append(desc["color"])
+    words.append(desc["type"] if desc["type"] is not None else "object")
+    if desc["loc"] is not None:
+        words.extend(_LOC_PHRASE[desc["loc"]])
+    return words
+
+
+def _words(node: dict[str, Any]) -> list[str]:
+    kind = node["kind"]
+    if kind == "goto":
+        return ["go", "to", *_desc_words(node["desc"])]
+    if kind == "pickup":
+        return ["pick", "up", *_desc_words(node["desc"])]
+    if kind == "open":
+        return ["open", *_desc_words(node["desc"])]
+    if kind == "putnext":
+        return ["put", *_desc_words(node["desc_move"]), "next", "to", *_desc_words(node["desc_fixed"])]
+    return [*_words(node["instr_a"]), *_CONNECTIVE[kind], *_words(node["instr_b"])]
+
+
+def encode(tree: dict[str, Any], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's instruction slots and mission tokens of a tree in :func:`instructions`' format.
+
+    Nodes are numbered as the kernel makes them (a sequence's parts first), descriptors in the
+    order their actions name them. Header slots other than the counts, the root and the
+    navigations (object numbers, rejections) are left 0 for the caller.
+
+    Raises:
+        InstructionsError: a tree of the wrong shape, kind, descriptor or size.
+    """
+    slots = np.zeros(_kernel.MINIGRID_BABYAI_SLOTS, np.int16)
+    counts = {"nodes": 0, "descs": 0}
+
+    def desc(d: Any) -> int:
+        if not isinstance(d, dict) or not {"type", "color", "loc", "obj_set", "obj_poss", "matches"} <= set(d):
+            raise InstructionsError(f"a descriptor is a dict of type, color, loc, obj_set, obj_poss and matches, "
+                                    f"got {d!r}"[:300])
+        k = counts["descs"]
+        if k >= _MAX_DESCS:
+            raise InstructionsError(f"more than {_MAX_DESCS} descriptors")
+        objs, poss = list(d["obj_set"]), list(d["obj_poss"])
+        if len(poss) > _MAX_SET or len(objs) > _MAX_SET:
+            raise InstructionsError(f"a descriptor tracks at most {_MAX_SET} objects and cells")
+        if d["type"] not in (None, *_OBJECT_INDEX) or d["color"] not in (None, *_COLOR_NAMES) \
+                or d["loc"] not in (None, *LOC_NAMES):
+            raise InstructionsError(f"a descriptor's type, color or loc is not BabyAI's: {d!r}"[:300])
+        for x, y in poss:
+            if not (0 <= x < width and 0 <= y < height):
+                raise InstructionsError(f"a tracked cell {(x, y)} is outside the {width}x{height} grid")
+        if any(not 1 <= int(o) <= 255 for o in objs) or int(d["matches"]) < len(objs):
+            raise InstructionsError("tracked objects are numbered 1..255, and matches counts them all")
+        at = _DESCS_AT + k * _DESC
+        slots[at:at + _DESC] = (-1 if d["type"] is None else _OBJECT_INDEX[d["type"]],
+                                -1 if d["color"] is None else _COLOR_NAMES.index(d["color"]),
+                                -1 if d["loc"] is None else LOC_NAMES.index(d["loc"]), len(objs), len(poss),
+                                int(d["matches"]))
+        slots[_SETS_AT + k * _MAX_SET:_SETS_AT + k * _MAX_SET + len(objs)] = objs
+        slots[_POSS_AT + k * _MAX_SET:_POSS_AT + k * _MAX_SET + len(poss)] = [y * width + x for x, y in poss]
+        counts["descs"] = k + 1
+        return k
+
+    def node(n: Any) -> tuple[int, int]:
+        # (the node's number, the navigations it needs)
+        if not isinstance(n, dict) or n.get("kind") not in KINDS[1:]:
+            raise InstructionsError(f"a node is a dict with a kind of {list(KINDS[1:])}, got {n!r}"[:300])
+        kind = n["kind"]
+        status = {"continue": 0, "success": 1, "failure": 2}
+        if kind in ACTION_KINDS:
+            a = desc(n["desc_move"] if kind == "putnext" else n["desc"])
+            b = desc(n["desc_fixed"]) if kind == "putnext" else -1
+            done, navs = (0, 0), 2 if kind == "putnext" else 1
+            pre = int(n.get("pre_carrying", 0))
+            if not 0 <= pre <= 255:
+                raise InstructionsError("pre_carrying is an object number 0..255")
+        else:
+            a, na = node(n["instr_a"])
+            b, nb = node(n["instr_b"])
+            if n.get("a_done", "continue") not in status or n.get("b_done", "continue") not in status:
+                raise InstructionsError("a_done and b_done are 'continue', 'success' or 'failure'")
+            done, navs, pre = (status[n.get("a_done", "continue")], status[n.get("b_done", "continue")]), na + nb, 0
+        k = counts["nodes"]
+        if k >= _MAX_NODES:
+            raise InstructionsError(f"more than {_MAX_NODES} nodes")
+        at = _NODES_AT + k * _NODE
+        slots[at:at + 7] = (KINDS.index(kind), int(bool(n.get("strict", False))), a, b, *done, pre)
+        counts["nodes"] = k + 1
+        return k, navs
+
+    root, navs = node(tree)
+    slots[1], slots[2], slots[3], slots[5] = counts["nodes"], counts["descs"], root, navs
+    words = _words(tree)
+    tokens = np.zeros(MISSION_TOKENS, np.uint8)
+    tokens[:len(words)] = [_TOKEN[w] for w in words]
+    return slots, tokens

@@ -671,8 +671,9 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
     """Write a get_state-format dict into a one-env view (ranges are checked with the view)."""
     if not isinstance(state, Mapping):
         raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
+    babyai_keys = {"instrs", "max_steps", "object_ids", "carrying_id", "rejected"} if env.is_babyai else set()
     unknown = set(state) - {"grid", "contents", "agent_pos", "agent_dir", "carrying", "carrying_contents",
-                            "step_count", "mission", "task", "bit_generator", "env_kwargs"}
+                            "step_count", "mission", "task", "bit_generator", "env_kwargs"} - babyai_keys
     if unknown:
         raise InvalidStateError(f"unknown state keys {sorted(unknown)}", env=i)
     if "env_kwargs" in state:
@@ -713,7 +714,9 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
         v.put_int("carrying", state["carrying_contents"], 3, part="contents")
     if "step_count" in state:
         v.put_int("step_count", state["step_count"])
-    if "mission" in state:
+    if env.is_babyai:
+        _put_babyai(v, state, W, H)
+    elif "mission" in state:
         if not isinstance(state["mission"], str) or state["mission"] not in env.missions:
             v.fail("mission", 0, f"must be one of {list(env.missions)}, got {brief(state['mission'])}")
         v.put_int("mission", env.missions.index(state["mission"]))
@@ -738,6 +741,37 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
             # (an env never seeded would otherwise start from OS entropy).
             v["seeded"][0] = True
             v["reseed"][0] = False
+
+
+def _put_babyai(v: StateView, state: Mapping[str, Any], W: int, H: int):
+    """A BabyAI env's own keys: its objects' numbers, its instruction tree (the mission follows), its limit."""
+    row = v["babyai"][0]
+    if "object_ids" in state:
+        ids = np.asarray(state["object_ids"])
+        if ids.shape != (W, H) or ids.dtype.kind not in "iu" or (ids.size and (ids.min() < 0 or ids.max() > 255)):
+            v.fail("oid", 0, f"must be integers 0..255 of shape ({W}, {H}), got {ids.shape} {ids.dtype}")
+        v["oid"][0] = ids.T.reshape(-1)
+    if "carrying_id" in state:
+        v.put_int("babyai", state["carrying_id"], 6, part="objects")
+    if "rejected" in state:
+        v.put_int("babyai", state["rejected"], 4, part="rejected")
+    if "instrs" in state:
+        try:
+            slots, tokens = babyai.encode(state["instrs"], W, H)
+        except (babyai.InstructionsError, KeyError, TypeError) as e:
+            raise InvalidStateError(f"state['instrs']: {e}", field="instrs", env=v.env_of(0)) from None
+        keep = row[[4, 6]].copy()
+        row[:] = slots
+        row[[4, 6]] = keep
+        v["mission_tokens"][0] = tokens
+    # New objects (a box's contents) are numbered after every number in use.
+    row[0] = max(int(v["oid"][0].max(initial=0)), int(row[6]), int(row[babyai.SETS_SLICE].max(initial=0)))
+    row[7] = 0
+    if "mission" in state and state["mission"] != babyai.decode(v["mission_tokens"][0]):
+        v.fail("mission_tokens", 0, f"must be the instructions' own mission {babyai.decode(v['mission_tokens'][0])!r}, "
+               f"got {brief(state['mission'])}")
+    if "max_steps" in state:
+        v.put_int("ep_max_steps", state["max_steps"])
 
 
 def _check_env_kwargs(v: StateView, kwargs: Any, i: int, env: MinigridVectorEnv):

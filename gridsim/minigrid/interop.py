@@ -120,6 +120,8 @@ def env_kwargs_of(env: Any) -> dict[str, Any]:
         out["env_name"] = env_id
     out.update(agent_view_size=int(u.agent_view_size), max_episode_steps=int(u.max_steps),
                see_through_walls=bool(u.see_through_walls))
+    if hasattr(u, "instrs") and not getattr(u, "fixed_max_steps", True):
+        del out["max_episode_steps"]  # a BabyAI level's limit is each episode's (state_of's max_steps)
     return out
 
 
@@ -135,6 +137,9 @@ def state_of(env: Any) -> dict[str, Any]:
         ``carrying_contents``, ``step_count``, ``mission``, ``task`` (:func:`task_of`, zero-padded
         to every slot) and ``bit_generator`` (a copy of ``np_random.bit_generator.state``); and
         ``env_kwargs`` (:func:`env_kwargs_of`), which ``set_state`` checks against the env's own.
+        A BabyAI env's also has ``object_ids``, ``carrying_id``, ``instrs`` and ``max_steps``
+        (``get_state``'s: its objects numbered, its instruction tree with the verifier's
+        progress, this episode's limit).
 
     Raises:
         InvalidArgumentError: (a ``ValueError``) something gridsim cannot hold: a box that holds
@@ -161,7 +166,11 @@ def state_of(env: Any) -> dict[str, Any]:
     bit_generator = copy.deepcopy(u.np_random.bit_generator.state)
     if bit_generator.get("bit_generator") != "PCG64":
         raise InvalidArgumentError(f"the env draws from {bit_generator.get('bit_generator')!r}, not numpy's PCG64")
+    babyai = _babyai_of(u, cells, W, H) if hasattr(u, "instrs") else {}
+    if babyai:
+        task = ()  # a BabyAI level keeps its episode data in its instructions
     return {
+        **babyai,
         "grid": np.ascontiguousarray(np.asarray(grid.encode(), dtype=np.uint8)),
         "contents": contents,
         "agent_pos": _pair(u.agent_pos),
@@ -174,3 +183,53 @@ def state_of(env: Any) -> dict[str, Any]:
         "bit_generator": bit_generator,
         "env_kwargs": env_kwargs_of(u),
     }
+
+
+_TRACKED = ("door", "key", "ball", "box")
+
+
+def _babyai_of(u: Any, cells: list, W: int, H: int) -> dict[str, Any]:
+    """A BabyAI env's objects numbered by identity, its instruction tree and its episode's limit."""
+    numbers: dict[int, int] = {}
+
+    def number(obj: Any) -> int:
+        if id(obj) not in numbers:
+            if len(numbers) >= 255:
+                raise InvalidArgumentError("more than 255 objects: gridsim numbers a BabyAI world's in a byte")
+            numbers[id(obj)] = len(numbers) + 1
+        return numbers[id(obj)]
+
+    object_ids = np.zeros((W, H), np.uint8)
+    for k, obj in enumerate(cells):
+        if obj is not None and obj.type in _TRACKED:
+            object_ids[k % W, k // W] = number(obj)
+    carrying_id = 0 if u.carrying is None else number(u.carrying)
+
+    def desc(d: Any) -> dict[str, Any]:
+        walls = {p for p in (tuple(int(v) for v in q) for q in d.obj_poss) if (g := u.grid.get(*p)) is not None
+                 and g.type == "wall"}
+        return {"type": d.type, "color": d.color, "loc": d.loc,
+                "obj_set": tuple(number(o) for o in d.obj_set if o.type != "wall"),
+                "obj_poss": tuple(p for p in (tuple(int(v) for v in q) for q in d.obj_poss) if p not in walls),
+                "matches": len(d.obj_set)}
+
+    def node(n: Any) -> dict[str, Any]:
+        kind = type(n).__name__.removesuffix("Instr").lower()
+        strict = bool(getattr(n, "strict", False))
+        if kind in ("goto", "pickup", "open"):
+            out = {"kind": kind, "desc": desc(n.desc), "strict": strict}
+        elif kind == "putnext":
+            out = {"kind": kind, "desc_move": desc(n.desc_move), "desc_fixed": desc(n.desc_fixed), "strict": strict}
+        elif kind in ("and", "before", "after"):
+            return {"kind": kind, "strict": strict, "instr_a": node(n.instr_a), "instr_b": node(n.instr_b),
+                    "a_done": "continue" if n.a_done is False else str(n.a_done),
+                    "b_done": "continue" if n.b_done is False else str(n.b_done)}
+        else:
+            raise InvalidArgumentError(f"an instruction gridsim does not know: {type(n).__name__}")
+        if kind in ("pickup", "putnext"):
+            pre = getattr(n, "preCarrying", None)
+            out["pre_carrying"] = 0 if pre is None else number(pre)
+        return out
+
+    return {"object_ids": object_ids, "carrying_id": carrying_id, "instrs": node(u.instrs),
+            "max_steps": int(u.max_steps)}

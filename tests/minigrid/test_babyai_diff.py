@@ -317,3 +317,59 @@ def test_an_env_plays_the_same_whatever_the_batch():
         o, _ = alone.reset(seed=20 + i)
         assert o["mission"] == obs["mission"][i]
         assert np.array_equal(o["image"], obs["image"][i])
+
+
+@pytest.mark.parametrize("name", ["BabyAI-SynthSeq-v0", "BabyAI-BossLevel-v0", "BabyAI-PutNextLocal-v0",
+                                  "BabyAI-OpenDoorsOrderN4Debug-v0", "BabyAI-KeyInBox-v0",
+                                  "BabyAI-PutNextS6N3Carrying-v0", "BabyAI-UnlockPickup-v0"])
+def test_a_live_minigrid_env_continues_in_gridsim(name):
+    # Midway through upstream's episodes (the bot at work), its state imported: both go on alike.
+    from gridsim.minigrid.interop import env_kwargs_of
+
+    for seed in (0, 1, 2):
+        ref = gym.make(name)
+        ref.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        bot_ = _bounded_bot(ref.unwrapped)
+        last = None
+        for _ in range(int(rng.integers(3, 25))):
+            try:
+                a = int(bot_.replan(last))
+            except Exception:
+                a = int(rng.integers(7))
+            if rng.random() < 0.2:
+                a = int(rng.integers(7))
+            *_, term, trunc, _ = ref.step(a)
+            last = a
+            if term or trunc:
+                break
+        if term or trunc:
+            continue
+        ours = gym.make("gridsim/" + name, **{k: v for k, v in env_kwargs_of(ref).items() if k != "env_name"})
+        ours.reset(seed=99)
+        ours.unwrapped.set_state(state_of(ref))
+        where = f"{name} seed={seed} after import"
+        compare_babyai_state(ref, ours.unwrapped.get_state(), where)
+        for t in range(60):
+            a = int(rng.integers(7))
+            out_ref, out_ours = ref.step(a), ours.step(a)
+            h.compare_step(out_ref, out_ours, f"{where} step {t}")
+            compare_babyai_state(ref, ours.unwrapped.get_state(), f"{where} step {t}")
+            if out_ref[2] or out_ref[3]:
+                break
+
+
+def test_set_state_refuses_a_bad_tree_or_a_mission_not_its_own():
+    from gridsim.errors import InvalidStateError
+
+    env = gym.make_vec("gridsim/BabyAI-GoToLocal-v0", num_envs=1)
+    env.reset(seed=0)
+    state = env.get_state(0)
+    with pytest.raises(InvalidStateError, match="mission"):
+        env.set_state({**state, "mission": "go to the moon"})
+    bad = dict(state["instrs"], kind="fly")
+    with pytest.raises(InvalidStateError, match="instrs"):
+        env.set_state({**state, "instrs": bad})
+    assert env.get_state(0)["mission"] == state["mission"]
+    env.set_state(state)  # its own state is taken back as it is
+    assert env.get_state(0)["instrs"] == state["instrs"]
