@@ -516,6 +516,7 @@ cdef class MinigridKernel(FieldViews):
         # then an empty grid, the agent nowhere, and the id's _gen_grid.
         cdef World w
         cdef int k
+        cdef int16_t serial = self.mission[u]
         cdef uint32_t* cells
         self.world(&w, u)
         # A live PCG64 has an odd increment; an env without one (a state injected before any seeded
@@ -537,7 +538,10 @@ cdef class MinigridKernel(FieldViews):
         self.step_count[u] = 0
         self.failed[u] = generate(&w, &self.cfg) < 0
         if self.cfg.babyai:
+            # A BabyAI mission is its tokens; the mission slot counts the row's missions (so that
+            # Python decodes only the rows whose count moved).
             write_mission(&w, &self.mission_tokens[u, 0])
+            w.mission[0] = (serial + 1) & 0x7FFF
             # RoomGridLevel.reset: the episode's limit from its instructions, unless one is fixed.
             if self.cfg.nav_cells > 0 and self.max_steps <= 0:
                 self.ep_max_steps[u] = w.bab[BAB_NAVS] * self.cfg.nav_cells

@@ -163,15 +163,19 @@ cdef void rg_remove_wall(World* w, RoomGrid* g, int i, int j, int k) noexcept no
 
 cdef int rg_place_agent(World* w, RoomGrid* g, int i, int j) noexcept nogil:
     # RoomGrid.place_agent: in room (i, j) (drawn where < 0), position then direction, redrawn
-    # both until the cell ahead is empty or a wall.
+    # both until the cell ahead is empty or a wall. Upstream redraws for ever where every free
+    # cell faces objects all round (a crowded BabyAI room); -1 after 100,000 redraws instead.
     cdef RgRoom* R
-    cdef int fx, fy, o
+    cdef int fx, fy, o, redraws = 0
     if i < 0:
         i = rint(w, 0, g.nc)
     if j < 0:
         j = rint(w, 0, g.nr)
     R = rg_room(g, i, j)
     while True:
+        redraws += 1
+        if redraws > 100000:
+            return -1
         if place_agent(w, R.tx, R.ty, g.rs, g.rs, True, 1000) < 0:
             return -1
         fx = w.agent[0] + DIR_DX[w.agent[2]]

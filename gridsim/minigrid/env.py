@@ -313,6 +313,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     @synchronized
     def commit(self, writes: list, calls=(), worlds: np.ndarray | None = None) -> None:
         """:meth:`GridVectorEnv.commit`, with the generators handed out synced before and after."""
+        self._babyai_cache = None  # a written state may hold other missions under the same counts
         if not self._generators_out:
             return super().commit(writes, calls, worlds)
         self.env_generators.pull()
@@ -544,9 +545,12 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                     for k, r in enumerate(np.asarray(rows).tolist())]
         if self.mission_format == "tokens":
             return {"direction": direction.copy(), "image": obs, "mission": tokens.copy()}
+        # A row's mission count moves at each of its resets; any other write of the state (commit)
+        # forgets the cache.
+        counts = st.final_mission if final else st.obs_mission
         cache = self._babyai_cache
-        if cache is not None and cache[0].shape == tokens.shape:
-            changed = np.flatnonzero((cache[0] != tokens).any(axis=1))
+        if cache is not None and cache[0].shape == counts.shape:
+            changed = np.flatnonzero(cache[0] != counts)
             if len(changed) == 0:
                 return {"direction": direction.copy(), "image": obs, "mission": cache[1]}
             text = list(cache[1])
@@ -555,7 +559,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
             missions = tuple(text)
         else:
             missions = babyai.decode_rows(tokens)
-        self._babyai_cache = (tokens.copy(), missions)
+        self._babyai_cache = (counts.copy(), missions)
         return {"direction": direction.copy(), "image": obs, "mission": missions}
 
     def single_obs(self, obs):

@@ -104,9 +104,13 @@ class MinigridState(BatchState):
         v.in_range("agent", 0, H - 1, "(y inside the grid)", values=agent[:, 1], part="pos")
         v.in_range("agent", 0, 3, "(a direction)", values=agent[:, 2], part="dir")
         # The observation's mission and direction are returned as they are (the id's mission list indexed).
-        last = self.config["num_missions"] - 1
-        for name in ("mission", "obs_mission"):
-            v.in_range(name, 0, last, "(an index into the id's missions)")
+        if self.config.get("babyai"):
+            for name in ("mission", "obs_mission"):  # a BabyAI row's mission count (its text: the tokens)
+                v.in_range(name, 0, 0x7FFF, "(the row's mission count)")
+        else:
+            last = self.config["num_missions"] - 1
+            for name in ("mission", "obs_mission"):
+                v.in_range(name, 0, last, "(an index into the id's missions)")
         v.in_range("obs_dir", 0, 3, "(a direction)")
         if self.config["gen"] == _kernel.MINIGRID_GENERATORS["dynamic_obstacles"]:
             task = v["task"]

@@ -170,9 +170,16 @@ def id_cases(ids_of: dict[str, list[str]]) -> list:
             for name, ids in ids_of.items() for env_id in ids]
 
 
+def contract_ids(name: str, ids: list[str]) -> list[str]:
+    """The ids of family ``name`` the per-id contract tests run: every one, unless its cases.py's
+    ``CONTRACT_IDS(ids)`` keeps fewer (ids that differ only in parameters of one generator)."""
+    keep = getattr(family_tests(name), "CONTRACT_IDS", None)
+    return ids if keep is None else list(keep(ids))
+
+
 FAMILY_IDS: dict[str, list[str]] = {name: representative_ids(name, ids) for name, ids in ids_by_family().items()}
 CASES = id_cases(FAMILY_IDS)
-EVERY_ID_CASES = id_cases(ids_by_family())
+EVERY_ID_CASES = id_cases({name: contract_ids(name, ids) for name, ids in ids_by_family().items()})
 
 
 def thread_min_units(env_id: str) -> int:

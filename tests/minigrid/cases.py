@@ -17,6 +17,21 @@ BABYAI_ID_COUNT = 96
 OWN_ID_COUNT = 0
 ID_COUNT = REFERENCE_ID_COUNT + BABYAI_ID_COUNT + OWN_ID_COUNT
 
+def CONTRACT_IDS(ids: list[str]) -> list[str]:  # noqa: N802 - a case name (tests/engine/family_cases.py)
+    """Every MiniGrid id, and one BabyAI id per level generator (tests/minigrid/test_babyai_diff.py plays
+    every BabyAI id against minigrid; the engine's contracts are the same for a generator's ids)."""
+    from gridsim.minigrid import MINIGRID_IDS
+
+    seen: set[str] = set()
+    out = []
+    for env_id in ids:
+        spec = MINIGRID_IDS[env_id.removeprefix("gridsim/")]
+        if not spec.babyai or spec.generator not in seen:
+            out.append(env_id)
+            seen.add(spec.generator)
+    return out
+
+
 # The first registered ids, DistShift1 and DistShift2, draw nothing at reset. DoorKey comes first
 # (the tests that take one id per family take it): a layout drawn at every reset, a key and a
 # door. Dynamic-Obstacles draws at every step and has three actions; DistShift1 stays covered.

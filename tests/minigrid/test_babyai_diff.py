@@ -373,3 +373,75 @@ def test_set_state_refuses_a_bad_tree_or_a_mission_not_its_own():
     assert env.get_state(0)["mission"] == state["mission"]
     env.set_state(state)  # its own state is taken back as it is
     assert env.get_state(0)["instrs"] == state["instrs"]
+
+
+def test_a_room_where_upstream_places_the_agent_for_ever_is_drawn_again():
+    # Upstream's RoomGrid.place_agent loops for ever in this episode (step 6: a crowded room whose
+    # free cells all face objects); gridsim gives up on it and draws the level again.
+    envs = gym.make_vec("gridsim/BabyAI-SynthS5R2-v0", num_envs=5, max_episode_steps=6, autoreset_mode="NextStep")
+    envs.reset(seed=3)
+    rng = np.random.default_rng(4)
+    for _ in range(8):
+        envs.step(rng.integers(0, 7, 5))
+    assert max(envs.get_state(i)["rejected"] for i in range(5)) >= 1
+
+
+@pytest.mark.slow
+def test_upstream_places_that_agent_for_ever():
+    import signal
+
+    class Hung(Exception):
+        pass
+
+    def alarm(*_):
+        raise Hung
+
+    envs = gym.make_vec("BabyAI-SynthS5R2-v0", num_envs=5, vectorization_mode="sync", max_steps=6)
+    envs.reset(seed=3)
+    rng = np.random.default_rng(4)
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(10)
+    try:
+        with pytest.raises(Hung):
+            for _ in range(8):
+                envs.step(rng.integers(0, 7, 5))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _watch_key_and_door(u: Any) -> dict[str, tuple[int, int]]:
+    # Records, at each reset of upstream's env u, the room of its locked door and of that door's key
+    # (the level's first add_door and first key): instance wrappers, read only.
+    seen: dict[str, tuple[int, int]] = {}
+    add_door, add_object, gen_mission = u.add_door, u.add_object, u.gen_mission
+
+    def door(i, j, *args, **kwargs):
+        seen.setdefault("door", (int(i), int(j)))
+        return add_door(i, j, *args, **kwargs)
+
+    def obj(i, j, kind=None, color=None):
+        if kind == "key":
+            seen.setdefault("key", (int(i), int(j)))
+        return add_object(i, j, kind, color)
+
+    def mission():
+        seen.clear()
+        gen_mission()
+
+    u.add_door, u.add_object, u.gen_mission = door, obj, mission
+    return seen
+
+
+@pytest.mark.parametrize("name", ["BabyAI-Unlock-v0", "BabyAI-GoToImpUnlock-v0"])
+def test_the_is_comparison_puts_the_key_in_its_own_locked_room_as_upstream_does(name):
+    ref = gym.make(name)
+    ours = gym.make("gridsim/" + name)
+    seen = _watch_key_and_door(ref.unwrapped)
+    same_room = 0
+    for seed in range(40):
+        ref.reset(seed=seed)
+        ours.reset(seed=seed)
+        compare_babyai_state(ref, ours.unwrapped.get_state(), f"{name} seed={seed} reset")
+        same_room += seen["key"] == seen["door"]
+    assert same_room >= 1, f"{name}: no key in its own locked room in 40 seeds (about 1 in 9 expected)"
