@@ -247,8 +247,10 @@ def test_a_state_of_another_id_is_refused_and_env_kwargs_of_names_only_ids_grids
     own = DoorKeyEnv(size=8, max_steps=30)  # made from the class: no id to name
     own.reset(seed=0)
     assert env_kwargs_of(own) == {"agent_view_size": 7, "max_episode_steps": 30, "see_through_walls": False}
-    with pytest.raises(gridsim.InvalidArgumentError, match="BabyAI-GoToRedBall-v0"):
-        env_kwargs_of(gym.make("BabyAI-GoToRedBall-v0"))
+    other = gym.make("MiniGrid-DoorKey-8x8-v0").unwrapped
+    other.spec = gym.envs.registration.EnvSpec("MiniGrid-NotPlayedHere-v0")  # an id gridsim does not have
+    with pytest.raises(gridsim.InvalidArgumentError, match="MiniGrid-NotPlayedHere-v0"):
+        env_kwargs_of(other)
 
 
 def test_state_of_reads_a_wrapped_or_unwrapped_env_alike():
