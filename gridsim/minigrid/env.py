@@ -535,6 +535,12 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                  "mission": self.missions[mission[r]] if fmt == "str" else np.int64(mission[r])}
                 for k, r in enumerate(np.asarray(rows).tolist())]
 
+    @property
+    def own_episode_limits(self) -> bool:
+        """Whether each episode sets its own step limit: a BabyAI level's from its instructions (the id's
+        ``max_steps`` 0 and no ``max_episode_steps`` given)."""
+        return self.is_babyai and int(self.kernel.max_steps) <= 0 and self.state.config.get("nav_cells", 0) > 0
+
     def _present_babyai(self, obs: np.ndarray, rows: np.ndarray | None, final: bool):
         # A BabyAI mission is its tokens: as they are, or decoded (only the rows whose tokens changed).
         st = self.state

@@ -124,8 +124,13 @@ def _open_env(env, n_seeds: int, num_envs, num_threads, env_kwargs):
 
 
 def has_step_limit(envs) -> bool:
-    """Whether the episodes of a gridsim vector env (or a wrapper of one) end at a step limit."""
-    return int(getattr(envs.unwrapped.kernel, "max_steps", 1)) != 0
+    """Whether the episodes of a gridsim vector env (or a wrapper of one) end at a step limit.
+
+    The env's own, or each episode's where the env sets one per episode (``own_episode_limits``:
+    a BabyAI level's, from its instructions).
+    """
+    base = envs.unwrapped
+    return int(getattr(base.kernel, "max_steps", 1)) != 0 or bool(getattr(base, "own_episode_limits", False))
 
 
 def _progress_bar(enabled: bool, total: int, desc: str):

@@ -444,3 +444,17 @@ def test_the_is_comparison_puts_the_key_in_its_own_locked_room_as_upstream_does(
         compare_babyai_state(ref, ours.unwrapped.get_state(), f"{name} seed={seed} reset")
         same_room += seen["key"] == seen["door"]
     assert same_room >= 1, f"{name}: no key in its own locked room in 40 seeds (about 1 in 9 expected)"
+
+
+def test_evaluate_ends_each_episode_at_its_own_limit():
+    # Each episode's limit is its instructions' (no id-wide limit): evaluate runs, and every
+    # episode is upstream's for its seed, whatever the batch.
+    import gridsim
+
+    result = gridsim.evaluate("random", "gridsim/BabyAI-GoToSeqS5R2-v0", seeds=range(12), num_envs=5)
+    ref = gym.make("BabyAI-GoToSeqS5R2-v0")
+    for seed, length in zip(result.seeds, result.lengths, strict=True):
+        ref.reset(seed=int(seed))
+        assert 1 <= length <= ref.unwrapped.max_steps
+    again = gridsim.evaluate("random", "gridsim/BabyAI-GoToSeqS5R2-v0", seeds=range(12), num_envs=3)
+    assert np.array_equal(result.returns, again.returns) and np.array_equal(result.lengths, again.lengths)
