@@ -538,7 +538,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     @property
     def own_episode_limits(self) -> bool:
         """Whether each episode sets its own step limit: a BabyAI level's from its instructions (the id's
-        ``max_steps`` 0 and no ``max_episode_steps`` given)."""
+        ``max_steps`` 0 and no ``max_episode_steps`` given).
+        """
         return self.is_babyai and int(self.kernel.max_steps) <= 0 and self.state.config.get("nav_cells", 0) > 0
 
     def _present_babyai(self, obs: np.ndarray, rows: np.ndarray | None, final: bool):
