@@ -537,8 +537,9 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
 
     @property
     def own_episode_limits(self) -> bool:
-        """Whether each episode sets its own step limit: a BabyAI level's from its instructions (the id's
-        ``max_steps`` 0 and no ``max_episode_steps`` given).
+        """Whether each episode sets its own step limit (a BabyAI level's, from its instructions).
+
+        True for a BabyAI id whose ``max_steps`` is 0, made without ``max_episode_steps``.
         """
         return self.is_babyai and int(self.kernel.max_steps) <= 0 and self.state.config.get("nav_cells", 0) > 0
 
