@@ -9,7 +9,8 @@
 #   header   next object number, node count, descriptor count, the root node, rejected
 #            attempts of the last reset, navigations needed, the carried object's number, and
 #            1 + the cell of the object PutNext*Carrying hands the agent (its reset observation
-#            still shows it there: upstream takes it after observing; the next step forgets it)
+#            still shows it there: upstream takes it after observing; the next step forgets it),
+#            and whether an object moved since the tracked cells were last found
 #   nodes    BAB_MAX_NODES x (kind, strict, a, b, a_done, b_done, pre_carrying): an action's a
 #            and b are descriptors (PutNext: move, fixed); and/before/after's are nodes
 #   descs    BAB_MAX_DESCS x (type, colour, loc, |obj_set|, |obj_poss|, matches): type and
@@ -26,7 +27,8 @@ cdef enum:
     BAB_NAVS = 5
     BAB_CARRIED = 6
     BAB_SHOWN = 7               # 1 + the cell where the carried object still shows (below), or 0
-    BAB_HEADER = 8
+    BAB_MOVED = 8               # an object left or entered the grid since the tracked cells were found
+    BAB_HEADER = 10
     BAB_MAX_NODES = 7           # a sequence of two ands of two actions
     BAB_NODE = 8
     BAB_MAX_DESCS = 8           # four PutNexts
@@ -273,11 +275,52 @@ cdef void reset_verifier(World* w, int rs) noexcept nogil:
         N[N_PRE] = 0
 
 
+cdef inline void objects_moved(World* w) noexcept nogil:
+    if w.bab != NULL:
+        w.bab[BAB_MOVED] = 1
+
+
 cdef void update_objs_poss(World* w, int rs) noexcept nogil:
-    # RoomGridLevel.update_objs_poss (after every drop action): the tracked objects found again.
-    cdef int d
+    # RoomGridLevel.update_objs_poss (after every drop action): the tracked objects found again,
+    # as find_matching(use_location=False) finds them (each tracked object still on the grid, x
+    # outer, y inner), from one pass over the object numbers rather than a scan per descriptor.
+    cdef int16_t where[256]
+    cdef int16_t found[BAB_MAX_SET]
+    cdef int d, k, m, n, o, q, cell, key, nset
+    cdef int16_t* oset
+    cdef int16_t* poss
+    cdef int16_t* D
+    if not w.bab[BAB_MOVED]:
+        return  # nothing left or entered the grid: the cells found last time stand
+    w.bab[BAB_MOVED] = 0
+    n = w.bab[BAB_NEXT_OID]
+    for k in range(n + 1):
+        where[k] = -1
+    for k in range(w.W * w.H):
+        o = w.oid[k]
+        if o:
+            where[o] = <int16_t>k
     for d in range(w.bab[BAB_NUM_DESCS]):
-        find_matching(w, rs, d, False)
+        D = bab_desc(w.bab, d)
+        oset = bab_set(w.bab, d)
+        poss = bab_poss(w.bab, d)
+        nset = D[D_NSET]
+        m = 0
+        for k in range(nset):
+            o = oset[k]
+            if 0 < o <= n and where[o] >= 0:
+                # insertion by scan order: key x * H + y
+                cell = where[o]
+                key = (cell % w.W) * w.H + cell // w.W
+                q = m
+                while q > 0 and (found[q - 1] % w.W) * w.H + found[q - 1] // w.W > key:
+                    found[q] = found[q - 1]
+                    q -= 1
+                found[q] = <int16_t>cell
+                m += 1
+        for k in range(m):
+            poss[k] = found[k]
+        D[D_NPOSS] = m
 
 
 cdef inline bint in_set(int16_t* bab, int d, int o) noexcept nogil:
@@ -865,6 +908,7 @@ cdef int gen_babyai(World* w, const MgConfig* cfg, level_fn level, bint levelgen
         memcpy(w.carrying, w.cells + 4 * k, 4)
         w.bab[BAB_CARRIED] = w.oid[k]
         clear(w, k % w.W, k // w.W)
+        w.bab[BAB_MOVED] = 1
     return 0
 
 

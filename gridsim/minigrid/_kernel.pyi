@@ -16,6 +16,7 @@ MINIGRID_MAX_VIEW: int
 MINIGRID_TASK_SLOTS: int
 MINIGRID_BABYAI_SLOTS: int  # a BabyAI env's instruction slots (gridsim.minigrid.babyai)
 MINIGRID_MISSION_TOKENS: int  # a BabyAI mission's tokens
+MINIGRID_BABYAI_LAYOUT: dict[str, int]  # where the instruction state's parts lie (gridsim.minigrid.babyai)
 MINIGRID_GENERATORS: dict[str, int]  # task name -> GEN_* (generated from gridsim/minigrid/tasks.py)
 MINIGRID_RULES: dict[str, int]  # rule name -> RULE_*
 MINIGRID_TASKS_DIGEST: str  # of the task table the kernel was generated from

@@ -49,6 +49,12 @@ MINIGRID_MAX_VIEW = MAX_VIEW
 MINIGRID_TASK_SLOTS = TASK_SLOTS
 MINIGRID_BABYAI_SLOTS = BAB_SLOTS
 MINIGRID_MISSION_TOKENS = MISSION_TOKENS
+# Where the instruction state's parts lie in a BabyAI env's slots (_babyai.pxi; gridsim.minigrid.babyai).
+MINIGRID_BABYAI_LAYOUT = {"header": BAB_HEADER, "node": BAB_NODE, "desc": BAB_DESC, "max_nodes": BAB_MAX_NODES,
+                          "max_descs": BAB_MAX_DESCS, "max_set": BAB_MAX_SET, "next_oid": BAB_NEXT_OID,
+                          "num_nodes": BAB_NUM_NODES, "num_descs": BAB_NUM_DESCS, "root": BAB_ROOT,
+                          "rejected": BAB_REJECTED, "navs": BAB_NAVS, "carried": BAB_CARRIED, "shown": BAB_SHOWN,
+                          "moved": BAB_MOVED}
 MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
                     "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
                     "lava": OBJ_LAVA, "agent": OBJ_AGENT}
@@ -669,6 +675,7 @@ cdef class MinigridKernel(FieldViews):
             if inside and can_pickup(fobj) and w.carrying[0] == OBJ_EMPTY:
                 if w.oid != NULL:
                     w.bab[BAB_CARRIED] = w.oid[fy * w.W + fx]
+                    w.bab[BAB_MOVED] = 1
                 memcpy(w.carrying, fc, 4)
                 clear(&w, fx, fy)
                 changed = True
@@ -678,6 +685,7 @@ cdef class MinigridKernel(FieldViews):
                 if w.oid != NULL:
                     w.oid[fy * w.W + fx] = <uint8_t>w.bab[BAB_CARRIED]
                     w.bab[BAB_CARRIED] = 0
+                    w.bab[BAB_MOVED] = 1
                 w.carrying[0] = OBJ_EMPTY
                 w.carrying[1] = 0
                 w.carrying[2] = 0
@@ -694,6 +702,7 @@ cdef class MinigridKernel(FieldViews):
                     changed = True
             elif fobj == OBJ_BOX and inside:
                 changed = True
+                objects_moved(&w)
                 contents = fc[3]
                 if contents:
                     put(&w, fx, fy, (contents - 1) >> 3, (contents - 1) & 7, 0)

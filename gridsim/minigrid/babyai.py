@@ -73,7 +73,12 @@ class BabyAIMissionSpace(gym.spaces.Space[str]):
 
 
 # The kernel's instruction state (_babyai.pxi): its header, then nodes and descriptors.
-_HEADER, _NODE, _DESC, _MAX_NODES, _MAX_DESCS, _MAX_SET = 8, 8, 6, 7, 8, 40
+LAYOUT = _kernel.MINIGRID_BABYAI_LAYOUT
+_HEADER, _NODE, _DESC = LAYOUT["header"], LAYOUT["node"], LAYOUT["desc"]
+_MAX_NODES, _MAX_DESCS, _MAX_SET = LAYOUT["max_nodes"], LAYOUT["max_descs"], LAYOUT["max_set"]
+# Header slots.
+NEXT_OID, NUM_NODES, NUM_DESCS, ROOT = LAYOUT["next_oid"], LAYOUT["num_nodes"], LAYOUT["num_descs"], LAYOUT["root"]
+REJECTED, NAVS, CARRIED, SHOWN, MOVED = (LAYOUT[k] for k in ("rejected", "navs", "carried", "shown", "moved"))
 _NODES_AT = _HEADER
 _DESCS_AT = _NODES_AT + _MAX_NODES * _NODE
 _SETS_AT = _DESCS_AT + _MAX_DESCS * _DESC
@@ -127,14 +132,14 @@ def instructions(row: np.ndarray, width: int) -> dict[str, Any] | None:
     (``obj_poss``) and how many cells matched it at reset (``matches``: walls too, which decide
     upstream's "the" or "a"). None before the first reset.
     """
-    if int(row[1]) == 0:
+    if int(row[NUM_NODES]) == 0:
         return None
-    return _node(row, int(row[3]), width)
+    return _node(row, int(row[ROOT]), width)
 
 
 def rejected(row: np.ndarray) -> int:
     """How many generation attempts the env's last reset rejected (upstream's "Sampling rejected" lines)."""
-    return int(row[4])
+    return int(row[REJECTED])
 
 
 def check_state(v: Any, width: int, height: int) -> None:
@@ -145,15 +150,17 @@ def check_state(v: Any, width: int, height: int) -> None:
     mission tokens in the vocabulary.
     """
     bab = v["babyai"].astype(np.int64)
-    nodes, descs, root = bab[:, 1], bab[:, 2], bab[:, 3]
+    nodes, descs, root = bab[:, NUM_NODES], bab[:, NUM_DESCS], bab[:, ROOT]
     v.in_range("babyai", 0, _MAX_NODES, "(the node count)", values=nodes, part="nodes")
     v.in_range("babyai", 0, _MAX_DESCS, "(the descriptor count)", values=descs, part="descriptors")
     v.require("babyai", (nodes == 0) | ((root >= 0) & (root < nodes)), "a root node under the node count",
               shown=root, part="root")
-    v.require("babyai", (bab[:, [0, 6]] >= 0).all(axis=1) & (bab[:, [0, 6]] <= 255).all(axis=1),
-              "object numbers 0..255", shown=bab[:, [0, 6]], part="objects")
+    numbers = bab[:, [NEXT_OID, CARRIED]]
+    v.require("babyai", (numbers >= 0).all(axis=1) & (numbers <= 255).all(axis=1), "object numbers 0..255",
+              shown=numbers, part="objects")
+    v.in_range("babyai", 0, 1, "(whether an object moved)", values=bab[:, MOVED], part="moved")
     v.in_range("babyai", 0, width * height, "(0, or 1 + the cell where the carried object still shows)",
-               values=bab[:, 7], part="shown")
+               values=bab[:, SHOWN], part="shown")
     index = np.arange(_MAX_NODES)[None, :]
     node = bab[:, _NODES_AT:_DESCS_AT].reshape(len(bab), _MAX_NODES, _NODE)
     live = index < nodes[:, None]
@@ -293,7 +300,8 @@ def encode(tree: dict[str, Any], width: int, height: int) -> tuple[np.ndarray, n
         return k, navs
 
     root, navs = node(tree)
-    slots[1], slots[2], slots[3], slots[5] = counts["nodes"], counts["descs"], root, navs
+    slots[NUM_NODES], slots[NUM_DESCS], slots[ROOT], slots[NAVS] = counts["nodes"], counts["descs"], root, navs
+    slots[MOVED] = 1  # the tracked cells are found again at the next drop
     words = _words(tree)
     tokens = np.zeros(MISSION_TOKENS, np.uint8)
     tokens[:len(words)] = [_TOKEN[w] for w in words]

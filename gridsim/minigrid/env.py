@@ -628,7 +628,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         return {"instrs": babyai.instructions(st.babyai[i], st.grid.shape[2]),
                 "max_steps": int(st.ep_max_steps[i]), "rejected": babyai.rejected(st.babyai[i]),
                 "object_ids": np.ascontiguousarray(st.oid[i].reshape(st.grid.shape[1:3]).T),
-                "carrying_id": int(st.babyai[i, 6])}
+                "carrying_id": int(st.babyai[i, babyai.CARRIED])}
 
     @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[Any, dict]:
@@ -764,21 +764,23 @@ def _put_babyai(v: StateView, state: Mapping[str, Any], W: int, H: int):
             v.fail("oid", 0, f"must be integers 0..255 of shape ({W}, {H}), got {ids.shape} {ids.dtype}")
         v["oid"][0] = ids.T.reshape(-1)
     if "carrying_id" in state:
-        v.put_int("babyai", state["carrying_id"], 6, part="objects")
+        v.put_int("babyai", state["carrying_id"], babyai.CARRIED, part="objects")
     if "rejected" in state:
-        v.put_int("babyai", state["rejected"], 4, part="rejected")
+        v.put_int("babyai", state["rejected"], babyai.REJECTED, part="rejected")
     if "instrs" in state:
         try:
             slots, tokens = babyai.encode(state["instrs"], W, H)
         except (babyai.InstructionsError, KeyError, TypeError) as e:
             raise InvalidStateError(f"state['instrs']: {e}", field="instrs", env=v.env_of(0)) from None
-        keep = row[[4, 6]].copy()
+        keep = row[[babyai.REJECTED, babyai.CARRIED]].copy()
         row[:] = slots
-        row[[4, 6]] = keep
+        row[[babyai.REJECTED, babyai.CARRIED]] = keep
         v["mission_tokens"][0] = tokens
     # New objects (a box's contents) are numbered after every number in use.
-    row[0] = max(int(v["oid"][0].max(initial=0)), int(row[6]), int(row[babyai.SETS_SLICE].max(initial=0)))
-    row[7] = 0
+    row[babyai.NEXT_OID] = max(int(v["oid"][0].max(initial=0)), int(row[babyai.CARRIED]),
+                               int(row[babyai.SETS_SLICE].max(initial=0)))
+    row[babyai.SHOWN] = 0
+    row[babyai.MOVED] = 1  # the written grid's tracked cells are found again at the next drop
     if "mission" in state and state["mission"] != babyai.decode(v["mission_tokens"][0]):
         v.fail("mission_tokens", 0, f"must be the instructions' own mission {babyai.decode(v['mission_tokens'][0])!r}, "
                f"got {brief(state['mission'])}")

@@ -309,7 +309,9 @@ def test_a_corrupt_instruction_tree_is_refused_before_anything_changes():
     before = env.get_state(0)
     bad = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in saved.items()}
     key = next(k for k in bad if k.endswith("babyai"))
-    bad[key][0, 8 + 2] = 99  # node 0's descriptor index
+    from gridsim.minigrid.babyai import LAYOUT
+
+    bad[key][0, LAYOUT["header"] + 2] = 99  # node 0's descriptor index
     with pytest.raises(InvalidStateError):
         env.load_state_dict(bad)
     assert env.get_state(0)["mission"] == before["mission"]
