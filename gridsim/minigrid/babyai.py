@@ -20,7 +20,8 @@ import numpy as np
 
 import gridsim.minigrid._kernel as _kernel
 
-__all__ = ["MISSION_TOKENS", "VOCABULARY", "BabyAIMissionSpace", "decode", "decode_rows", "instructions"]
+__all__ = ["MISSION_TOKENS", "VOCABULARY", "BabyAIMissionSpace", "decode", "decode_row", "decode_rows",
+           "instructions"]
 
 MISSION_TOKENS = _kernel.MINIGRID_MISSION_TOKENS
 
@@ -38,9 +39,23 @@ def decode(tokens: Sequence[int] | np.ndarray) -> str:
     return " ".join(words).replace(" ,", ",")
 
 
+_DECODED: dict[bytes, str] = {}  # tokens -> string: a level has few missions, met again and again
+
+
+def decode_row(tokens: np.ndarray) -> str:
+    """:func:`decode` of one row of uint8 tokens, remembered (up to 2 ** 16 missions, then forgotten)."""
+    key = tokens.tobytes()
+    text = _DECODED.get(key)
+    if text is None:
+        if len(_DECODED) >= 1 << 16:
+            _DECODED.clear()
+        text = _DECODED[key] = decode(tokens)
+    return text
+
+
 def decode_rows(tokens: np.ndarray) -> tuple[str, ...]:
-    """Each row's mission string of (N, MISSION_TOKENS) tokens."""
-    return tuple(decode(row) for row in tokens)
+    """Each row's mission string of (N, MISSION_TOKENS) uint8 tokens."""
+    return tuple(decode_row(row) for row in tokens)
 
 
 class BabyAIMissionSpace(gym.spaces.Space[str]):

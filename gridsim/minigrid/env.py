@@ -549,7 +549,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         direction, tokens = (st.final_dir, st.final_tokens) if final else (st.obs_dir, st.obs_tokens)
         if rows is not None:
             return [{"direction": np.int64(direction[r]), "image": obs[k],
-                     "mission": babyai.decode(tokens[r]) if self.mission_format == "str" else tokens[r].copy()}
+                     "mission": babyai.decode_row(tokens[r]) if self.mission_format == "str" else tokens[r].copy()}
                     for k, r in enumerate(np.asarray(rows).tolist())]
         if self.mission_format == "tokens":
             return {"direction": direction.copy(), "image": obs, "mission": tokens.copy()}
@@ -563,7 +563,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                 return {"direction": direction.copy(), "image": obs, "mission": cache[1]}
             text = list(cache[1])
             for i in changed.tolist():
-                text[i] = babyai.decode(tokens[i])
+                text[i] = babyai.decode_row(tokens[i])
             missions = tuple(text)
         else:
             missions = babyai.decode_rows(tokens)
