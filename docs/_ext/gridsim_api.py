@@ -50,6 +50,7 @@ MODULES = [
     "gridsim.kitchen",
     "gridsim.minigrid",
     "gridsim.minigrid.interop",
+    "gridsim.minigrid.babyai",
     "gridsim.minigrid.tasks",
     "gridsim.minigrid.ids",
     "gridsim.minigrid.spaces",
