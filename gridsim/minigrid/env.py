@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -214,6 +215,11 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         self.mission_format = mission_format
         self.missions: tuple[str, ...] = self.spec_row.missions
         self.is_babyai = self.spec_row.babyai
+        if self.is_babyai and os.environ.get("BABYAI_DONE_ACTIONS"):
+            # Upstream's verifier then waits for `done` (any non-empty value, "0" included).
+            raise InvalidArgumentError(
+                "BABYAI_DONE_ACTIONS is set: gridsim's BabyAI verifier is upstream's default, where an instruction "
+                "succeeds without the done action; unset it")
         if mission_format == ("index" if self.is_babyai else "tokens"):
             raise InvalidArgumentError(
                 f"mission_format={mission_format!r} is not for {self.env_name}: a BabyAI id's missions are strings or "
@@ -536,6 +542,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                 for k, r in enumerate(np.asarray(rows).tolist())]
 
     @property
+    @synchronized
     def own_episode_limits(self) -> bool:
         """Whether each episode sets its own step limit (a BabyAI level's, from its instructions).
 

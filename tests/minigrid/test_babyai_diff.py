@@ -475,3 +475,11 @@ def test_evaluate_ends_each_episode_at_its_own_limit():
         assert 1 <= length <= ref.unwrapped.max_steps
     again = gridsim.evaluate("random", "gridsim/BabyAI-GoToSeqS5R2-v0", seeds=range(12), num_envs=3)
     assert np.array_equal(result.returns, again.returns) and np.array_equal(result.lengths, again.lengths)
+
+
+@pytest.mark.parametrize("value", ["1", "0"])
+def test_done_actions_mode_is_refused_in_one_line(monkeypatch, value):
+    monkeypatch.setenv("BABYAI_DONE_ACTIONS", value)
+    with pytest.raises(InvalidArgumentError, match="BABYAI_DONE_ACTIONS"):
+        gym.make_vec("gridsim/BabyAI-GoToLocal-v0", num_envs=2)
+    gym.make_vec("gridsim/MiniGrid-Empty-5x5-v0", num_envs=2).close()  # MiniGrid ids do not read it
