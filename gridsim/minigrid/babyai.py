@@ -192,10 +192,11 @@ def check_state(v: Any, width: int, height: int) -> None:
     desc = bab[:, _DESCS_AT:_SETS_AT].reshape(len(bab), _MAX_DESCS, _DESC)
     dlive = np.arange(_MAX_DESCS)[None, :] < descs[:, None]
     dtype_, color, loc, nset, nposs = (desc[..., k] for k in range(5))
-    ok = ((dtype_ == -1) | ((dtype_ >= _kernel.MINIGRID_OBJECTS["wall"]) & (dtype_ <= _kernel.MINIGRID_OBJECTS["box"])))
+    ok = (dtype_ == -1) | ((dtype_ >= _kernel.MINIGRID_OBJECTS["door"]) & (dtype_ <= _kernel.MINIGRID_OBJECTS["box"]))
     ok &= (color >= -1) & (color <= 5) & (loc >= -1) & (loc <= 3) & (nset >= 0) & (nset <= _MAX_SET)
     ok &= (nposs >= 0) & (nposs <= _MAX_SET) & (desc[..., 5] >= 0)
-    v.require("babyai", ~dlive | ok, "descriptors of a type, colour and location in range, at most "
+    v.require("babyai", ~dlive | ok, "descriptors of a type (door, key, ball, box or any), colour and location in "
+              "range, at most "
               f"{_MAX_SET} objects", shown=dtype_, part="descriptors")
     sets = bab[:, _SETS_AT:_POSS_AT].reshape(len(bab), _MAX_DESCS, _MAX_SET)
     poss = bab[:, _POSS_AT:].reshape(len(bab), _MAX_DESCS, _MAX_SET)
@@ -217,6 +218,7 @@ _LOC_PHRASE = {"front": ("in", "front", "of", "you"), "behind": ("behind", "you"
                "right": ("on", "your", "right")}
 _CONNECTIVE = {"and": ("and",), "before": (",", "then"), "after": ("after", "you")}
 ACTION_KINDS = ("goto", "pickup", "open", "putnext")
+DESC_TYPES = ("door", "key", "ball", "box")  # what a descriptor may name (or None: any object)
 
 
 class InstructionsError(ValueError):
@@ -269,7 +271,7 @@ def encode(tree: dict[str, Any], width: int, height: int) -> tuple[np.ndarray, n
         objs, poss = list(d["obj_set"]), list(d["obj_poss"])
         if len(poss) > _MAX_SET or len(objs) > _MAX_SET:
             raise InstructionsError(f"a descriptor tracks at most {_MAX_SET} objects and cells")
-        if d["type"] not in (None, *_OBJECT_INDEX) or d["color"] not in (None, *_COLOR_NAMES) \
+        if d["type"] not in (None, *DESC_TYPES) or d["color"] not in (None, *_COLOR_NAMES) \
                 or d["loc"] not in (None, *LOC_NAMES):
             raise InstructionsError(f"a descriptor's type, color or loc is not BabyAI's: {d!r}"[:300])
         for x, y in poss:
