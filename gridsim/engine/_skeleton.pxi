@@ -110,7 +110,7 @@ cdef void start_episode(kernel_t self, Py_ssize_t u) noexcept nogil:
         # The episode's stream depends on the unit's key and episode counter alone.
         self.rng[u] = stream_seed(self.key[u, 0], self.key[u, 1], TAG_EPISODE, <uint64_t>self.episode[u])
     # int32 holds every limit an episode can reach; larger ones (and 0 or less) never truncate.
-    # Set first: a family whose episodes set their own limit (BabyAI's) writes it in reset_one.
+    # Set first: a family whose episodes each set their own limit writes it in reset_one.
     self.ep_max_steps[u] = <int32_t>m if 0 < m <= 0x7FFFFFFF else 0
     self.reset_one(u)
     if self.has_stream:

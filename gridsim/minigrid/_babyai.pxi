@@ -168,42 +168,29 @@ cdef int new_desc(int16_t* bab, int type_, int color, int loc) noexcept nogil:
     return d
 
 
-cdef int find_matching(World* w, int rs, int d, bint use_location) noexcept nogil:
-    # ObjDesc.find_matching_objs: the cells matching descriptor d, x outer, y inner. With
-    # use_location, obj_set is made afresh (a location counts only in the agent's room, relative
-    # to its pose); without, obj_poss is where the tracked objects now lie. Returns the matches.
+cdef int find_matching(World* w, int rs, int d) noexcept nogil:
+    # ObjDesc.find_matching_objs (use_location=True): descriptor d's objects and cells made
+    # afresh, x outer, y inner; a location counts only in the agent's room, relative to its pose.
+    # Returns the matches (walls too). After a drop, update_objs_poss finds the cells again.
     cdef int16_t* D = bab_desc(w.bab, d)
     cdef int16_t* oset = bab_set(w.bab, d)
     cdef int16_t* poss = bab_poss(w.bab, d)
     cdef int type_ = D[D_TYPE], color = D[D_COLOR], loc = D[D_LOC]
-    cdef int nset = D[D_NSET], nposs = 0, matches = 0
-    cdef int x, y, k, o, ax = w.agent[0], ay = w.agent[1], vx, vy, dot
+    cdef int nset = 0, matches = 0
+    cdef int x, y, o, ax = w.agent[0], ay = w.agent[1], vx, vy, dot
     cdef int rx0 = (ax // (rs - 1)) * (rs - 1), ry0 = (ay // (rs - 1)) * (rs - 1)
     cdef int d1x = DIR_DX[w.agent[2] & 3], d1y = DIR_DY[w.agent[2] & 3]
-    cdef bint tracked
     cdef uint8_t* c
-    if use_location:
-        nset = 0
     for x in range(w.W):
         for y in range(w.H):
             c = cell_at(w, x, y)
             if c[0] == OBJ_EMPTY:
                 continue
-            o = w.oid[y * w.W + x]
-            if not use_location:
-                tracked = False
-                if o != 0:
-                    for k in range(nset):
-                        if oset[k] == o:
-                            tracked = True
-                            break
-                if not tracked:
-                    continue
             if type_ >= 0 and c[0] != type_:
                 continue
             if color >= 0 and c[1] != color:
                 continue
-            if use_location and loc >= 0:
+            if loc >= 0:
                 if not (rx0 <= x < rx0 + rs and ry0 <= y < ry0 + rs):
                     continue
                 vx = x - ax
@@ -217,16 +204,14 @@ cdef int find_matching(World* w, int rs, int d, bint use_location) noexcept nogi
                     if (loc == LOC_FRONT and dot <= 0) or (loc == LOC_BEHIND and dot >= 0):
                         continue
             matches += 1
-            if o != 0 and nposs < BAB_MAX_SET:
-                if use_location:
-                    oset[nset] = o
-                    nset += 1
-                poss[nposs] = y * w.W + x
-                nposs += 1
+            o = w.oid[y * w.W + x]
+            if o != 0 and nset < BAB_MAX_SET:
+                oset[nset] = o
+                poss[nset] = y * w.W + x
+                nset += 1
     D[D_NSET] = nset
-    D[D_NPOSS] = nposs
-    if use_location:
-        D[D_MATCHES] = matches
+    D[D_NPOSS] = nset
+    D[D_MATCHES] = matches
     return matches
 
 
@@ -267,7 +252,7 @@ cdef void reset_verifier(World* w, int rs) noexcept nogil:
     cdef int n, d
     cdef int16_t* N
     for d in range(w.bab[BAB_NUM_DESCS]):
-        find_matching(w, rs, d, True)
+        find_matching(w, rs, d)
     for n in range(w.bab[BAB_NUM_NODES]):
         N = bab_node(w.bab, n)
         N[N_A_DONE] = V_CONTINUE
@@ -282,7 +267,7 @@ cdef inline void objects_moved(World* w) noexcept nogil:
 
 cdef void update_objs_poss(World* w, int rs) noexcept nogil:
     # RoomGridLevel.update_objs_poss (after every drop action): the tracked objects found again,
-    # as find_matching(use_location=False) finds them (each tracked object still on the grid, x
+    # as upstream's find_matching_objs(use_location=False) finds them (each tracked object still on the grid, x
     # outer, y inner), from one pass over the object numbers rather than a scan per descriptor.
     cdef int16_t where[256]
     cdef int16_t found[BAB_MAX_SET]
@@ -717,7 +702,7 @@ cdef int rand_obj(World* w, BabyGen* G, const MgConfig* cfg, int ntypes) noexcep
         d = new_desc(w.bab, type_, color, loc)
         if d < 0:
             return -1
-        if find_matching(w, G.g.rs, d, True) == 0:
+        if find_matching(w, G.g.rs, d) == 0:
             w.bab[BAB_NUM_DESCS] -= 1
             continue
         if not (cfg.p[5] & LG_IMPLICIT_UNLOCK) and G.locked_room >= 0:
@@ -835,8 +820,8 @@ cdef int validate_instrs(World* w, int rs, int n, bint unblocking) noexcept nogi
     cdef int16_t* fpos
     cdef int16_t* mpos
     if kind == I_PUTNEXT:
-        find_matching(w, rs, N[N_A], True)
-        find_matching(w, rs, N[N_B], True)
+        find_matching(w, rs, N[N_A])
+        find_matching(w, rs, N[N_B])
         mset = bab_set(w.bab, N[N_A])
         for k in range(bab_desc(w.bab, N[N_A])[D_NSET]):
             if in_set(w.bab, N[N_B], mset[k]):
