@@ -57,6 +57,8 @@ typedef void (*gridsim_chunk_fn)(void *arg, Py_ssize_t lo, Py_ssize_t hi);
 
 #define GS_LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define GS_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define GS_RELAXED_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define GS_RELAXED_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 /* Calls whose gap is at most this many spins (250 us at the default 50 us) count as back to
  * back: a benchmark loop, or a rollout whose policy is cheap. A gap longer than that is a
@@ -87,6 +89,9 @@ typedef struct {
     int caller_waiting;      /* the caller sleeps on `done` */
     int busy;                /* a caller holds the pool */
     /* Calls that lost to one thread (see gridsim_parallel_for) make the next ones serial. */
+    /* The fallback to one thread: written by the caller that holds `busy` and by
+     * gridsim_pool_adaptive, which never waits for `busy` (so no caller, with or without the
+     * GIL, can hold it up); each is an atomic, and a reset racing a call only shifts a count. */
     int adaptive;            /* on unless switched off (benchmarks compare both) */
     int skip;                /* calls left that run on the caller alone */
     int backoff;             /* serial calls after the next lost call: 1, 2, 4, ... 256 */
@@ -288,8 +293,9 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
             fn(arg, 0, n);
         return 1;
     }
-    if (p->skip > 0) {  /* a recent call lost to one thread: this one runs on the caller */
-        p->skip--;
+    int skip = GS_RELAXED_LOAD(&p->skip);
+    if (skip > 0) {  /* a recent call lost to one thread: this one runs on the caller */
+        GS_RELAXED_STORE(&p->skip, skip - 1);
         fn(arg, 0, n);
         __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
         return 1;
@@ -348,13 +354,14 @@ static int gridsim_parallel_for(int nt, Py_ssize_t n, Py_ssize_t chunk, gridsim_
      * or never ran. Then the next calls run on the caller alone, 1, 2, 4, ... up to 256 of
      * them while calls keep losing, so a machine busy with other work costs at most about
      * one call in 256 over one thread; a call that does not lose starts the count again. */
-    if (p->adaptive && mine > 0) {
+    if (GS_RELAXED_LOAD(&p->adaptive) && mine > 0) {
         int64_t alone = (t1 - t0) * (int64_t)p->nchunks / (int64_t)mine;
         if (gs_now_ns() - t0 > alone) {
-            p->skip = p->backoff;
-            p->backoff = p->backoff < 256 ? 2 * p->backoff : 256;
+            int backoff = GS_RELAXED_LOAD(&p->backoff);
+            GS_RELAXED_STORE(&p->skip, backoff);
+            GS_RELAXED_STORE(&p->backoff, backoff < 256 ? 2 * backoff : 256);
         } else {
-            p->backoff = 1;
+            GS_RELAXED_STORE(&p->backoff, 1);
         }
     }
     p->closed_ns = gs_now_ns();
@@ -377,12 +384,9 @@ static long gridsim_pool_spin(void) { return GS_LOAD(&gs_pool.spin_ns); }
 /* Switch the fallback to one thread after lost calls on (1) or off (0); returns the setting. */
 static int gridsim_pool_adaptive(int on) {
     if (on >= 0) {
-        while (__atomic_exchange_n(&gs_pool.busy, 1, __ATOMIC_ACQUIRE))
-            gs_pause();
-        gs_pool.adaptive = on != 0;
-        gs_pool.skip = 0;
-        gs_pool.backoff = 1;
-        __atomic_store_n(&gs_pool.busy, 0, __ATOMIC_RELEASE);
+        GS_STORE(&gs_pool.adaptive, on != 0);
+        GS_RELAXED_STORE(&gs_pool.skip, 0);
+        GS_RELAXED_STORE(&gs_pool.backoff, 1);
     }
     return GS_LOAD(&gs_pool.adaptive);
 }

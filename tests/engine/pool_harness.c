@@ -5,7 +5,8 @@
  *
  * Two caller threads each make CALLS calls of gridsim_parallel_for with random thread counts
  * (1 to 6), sizes (0 to 5,000 units) and chunk sizes, some with a worker spin of 0 (every wait
- * sleeps) and some with a unit that takes long (a worker is held mid-chunk); each chunk counts
+ * sleeps), some with a unit that takes long (a worker is held mid-chunk), and the fallback to
+ * one thread switched on and off between calls (never waiting for the other's); each chunk counts
  * its units, and every unit of every call must have run exactly once, inside the call. Prints
  * "ok CALLS" and exits 0, or names the first wrong unit and exits 1.
  */
@@ -64,6 +65,8 @@ static void *caller_main(void *arg) {
         job->slow_unit = next_random(&c->rng) % 8 == 0 && n > 0 ? (Py_ssize_t)(next_random(&c->rng) % n) : -1;
         if (next_random(&c->rng) % 16 == 0)
             gridsim_pool_set_spin(next_random(&c->rng) % 2 ? 0 : 50000);
+        if (next_random(&c->rng) % 8 == 0)  /* switched while the other caller's call runs */
+            gridsim_pool_adaptive((int)(next_random(&c->rng) % 2));
         for (Py_ssize_t u = 0; u < n; u++)
             job->counts[u] = 0;
         gridsim_parallel_for(nt, n, chunk, count_units, job);
