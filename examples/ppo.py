@@ -26,7 +26,9 @@ state) become one one-hot vector per cell and channel, integer boxes with small 
 navigation coordinates) one one-hot vector over their joint values (a map's cells, up to
 4,096) or one per axis, other boxes are scaled to [0, 1] from their bounds; a dict
 observation (MiniGrid's image, direction and mission) is encoded entry by entry, its mission
-string left out. Discrete and MultiDiscrete action spaces are supported (a MultiDiscrete
+string left out; a BabyAI id's mission comes as tokens (the ``babyai`` preset asks for
+``mission_format="tokens"``), which the agent reads with a small text encoder (an embedding read
+by a GRU, :class:`~gridsim.tools.torch_agent.TextEncoder`). Discrete and MultiDiscrete action spaces are supported (a MultiDiscrete
 action is one categorical per component: the kitchen's joint view);
 ``infos["action_mask"]`` (gridroboman; 1 = masked out) masks the logits. The kitchen's
 agent-rows view (``--env-kwargs '{"agent_rows": true}'``) trains one shared policy over
@@ -95,7 +97,12 @@ PRESETS = {
                 "ent_coef": 0.02, "lr_schedule": "constant", "lr_decay_updates": 240},
     "minigrid": {"num_envs": 32, "num_steps": 128, "total_timesteps": 500_000, "learning_rate": 1e-3,
                  "ent_coef": 0.02, "lr_decay_updates": 120},
+    "babyai": {"num_envs": 32, "num_steps": 128, "total_timesteps": 500_000, "learning_rate": 1e-3,
+               "ent_coef": 0.02, "lr_decay_updates": 120},
 }
+# Env arguments a preset adds where --env-kwargs does not name them: BabyAI's mission as tokens,
+# which the agent reads with its text encoder (a BabyAI id's missions vary from episode to episode).
+PRESET_ENV_KWARGS = {"babyai": {"mission_format": "tokens"}}
 
 
 def preset_help(key: str, what: str) -> str:
@@ -175,12 +182,19 @@ def parse_args(argv=None):
     if args.lr_decay_updates is not None and args.lr_decay_updates < 1:
         parser.error(f"--lr-decay-updates must be at least 1, got {args.lr_decay_updates}")
     if args.preset == "auto":
-        args.preset = family_name(args)
+        args.preset = "babyai" if is_babyai(args) else family_name(args)
     row = BASE | PRESETS.get(args.preset, {})
     for key, value in row.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    args.env_kwargs = PRESET_ENV_KWARGS.get(args.preset, {}) | args.env_kwargs
     return args
+
+
+def is_babyai(args) -> bool:
+    """Whether the env trained on is a BabyAI id (the ``babyai`` row of ``--preset auto``)."""
+    name = gym.spec(args.env_id).name if args.env_id else str(args.level).rpartition(":")[2]
+    return name.startswith("BabyAI-")
 
 
 def family_name(args) -> str:

@@ -302,6 +302,10 @@ class GridVectorEnv(VectorEnv):
     # encode them (``gridsim.tools.torch_agent.ObsEncoder``): for a Box observation the number
     # of ids of each entry of its last axis (ids 0..count-1), for a Dict one {key: that}.
     obs_id_counts: tuple[int, ...] | dict[str, tuple[int, ...]] | None = None
+    # Observation entries that are token sequences, 0 padding the end (a BabyAI mission as
+    # tokens), so that tools read them with a text encoder: {key of a Dict observation: the
+    # number of token ids}.
+    obs_token_counts: dict[str, int] | None = None
 
     # Set by __init__; state and kernel by the family's subclass (its BatchState and its
     # gridsim._core kernel, both replaced by a _Closed that refuses every access on close()).

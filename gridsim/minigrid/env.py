@@ -248,6 +248,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
             self.single_observation_space = image
         counts = IMAGE_ID_COUNTS.get(kind)  # None: RGB pixels are quantities, not ids
         self.obs_id_counts = None if counts is None else ({"image": counts} if self._dict_obs else counts)
+        if self._dict_obs and mission_format == "tokens":
+            self.obs_token_counts = {"mission": len(babyai.VOCABULARY)}
         self.single_action_space = gym.spaces.Discrete(self.spec_row.num_actions)
         self.kernel = _kernel.MinigridKernel(self.state)
         # Each env's np_random (env_np_random): kept in step with its kernel row while handed out.

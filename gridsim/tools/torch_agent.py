@@ -29,8 +29,8 @@ from gridsim.tools.draws import episode_uniform
 from gridsim.tools.env_names import env_entry
 
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "Agent", "CheckpointPolicy", "ObsEncoder", "SampledPolicy",
-           "agent_from_checkpoint", "check_policy_env", "env_mismatch", "is_agent_checkpoint", "load_agent",
-           "save_agent", "valid_mask"]
+           "TextEncoder", "agent_from_checkpoint", "check_policy_env", "env_mismatch", "is_agent_checkpoint",
+           "load_agent", "save_agent", "valid_mask"]
 
 # The "format" entry of a checkpoint of save_agent, and its layout's version.
 CHECKPOINT_FORMAT = "gridsim.torch_agent"
@@ -39,6 +39,7 @@ ONE_HOT_MAX = 4096  # integer boxes with more values than this are scaled instea
 
 
 IdCounts = tuple[int, ...] | dict[str, tuple[int, ...]] | None
+TokenCounts = dict[str, int] | None  # {key of a Dict observation: its vocabulary's size}
 
 
 def _counts_of(value: Any, where: str) -> tuple[int, ...]:
@@ -71,12 +72,22 @@ def _value_bounds(space: gym.Space) -> tuple[np.ndarray, np.ndarray]:
 class _ArrayEncoder:
     """One array observation (a ``Box``, ``Discrete`` or ``MultiDiscrete`` space) as a float vector."""
 
-    def __init__(self, space: gym.Space, id_counts: tuple[int, ...] | None):
+    def __init__(self, space: gym.Space, id_counts: tuple[int, ...] | None, vocabulary: int | None = None):
         self.space = space
         self.shape = tuple(space.shape or ())
         self.id_counts = id_counts
+        self.vocabulary = vocabulary
         self.mode = "scaled"
         self.bounds = _value_bounds(space)
+        if vocabulary is not None:  # a token sequence: its ids as they are, for the agent's TextEncoder
+            if (not isinstance(space, gym.spaces.Box) or len(self.shape) != 1 or id_counts is not None
+                    or not np.issubdtype(space.dtype, np.integer) or vocabulary < 2
+                    or self.bounds[0].min() < 0 or self.bounds[1].max() > vocabulary - 1):
+                raise InvalidArgumentError(f"a vocabulary of {vocabulary} tokens needs a 1-D integer Box of ids 0 to "
+                                           f"{vocabulary - 1} (0 padding the end), got {space}")
+            self.mode = "tokens"
+            self.size = self.shape[0]
+            return
         if id_counts is not None:  # declared categories: one one-hot per cell and channel
             if not isinstance(space, gym.spaces.Box) or not self.shape or self.shape[-1] != len(id_counts):
                 raise InvalidArgumentError(f"id counts {list(id_counts)} need a Box whose last axis has "
@@ -119,6 +130,8 @@ class _ArrayEncoder:
 
     def __call__(self, obs: np.ndarray) -> torch.Tensor:
         x = torch.as_tensor(np.array(obs).reshape(len(obs), -1))  # a copy: evaluate passes a read-only view
+        if self.mode == "tokens":
+            return x.float()
         if self.mode == "ids":
             index = torch.minimum(x.long().clamp_min(0), self.high) + self.offsets
             return torch.zeros(len(x), self.size).scatter_(1, index, 1.0)
@@ -140,6 +153,8 @@ class _ArrayEncoder:
             return f"of a {type(self.space).__name__} space; this env's are {space}"
         if self.id_counts is not None and id_counts is not None and tuple(id_counts) != self.id_counts:
             return f"ids {list(self.id_counts)} of each entry; this env's are {list(id_counts)}"
+        if self.vocabulary is not None and id_counts is not None:
+            return f"tokens of a vocabulary of {self.vocabulary}; this env's are category ids {list(id_counts)}"
         (low, high), (env_low, env_high) = self.bounds, _value_bounds(space)
         outside = (env_low < low) | (env_high > high)
         if not outside.any():
@@ -162,13 +177,17 @@ class ObsEncoder:
     ``ONE_HOT_MAX`` of them) or one per axis; other boxes are scaled to [0, 1] from their
     bounds. ``Discrete`` and ``MultiDiscrete`` values are one-hot. A ``Dict`` observation is
     the concatenation of its entries' vectors in key order; entries of other spaces (a
-    mission string) are not encoded.
+    mission string) are not encoded. Entries the env declares as token sequences (its
+    ``obs_token_counts``: a BabyAI mission as tokens) pass through as their ids, which the
+    :class:`Agent` reads with a :class:`TextEncoder` (:attr:`text_parts` says where).
 
     Args:
         space: the single observation space: a ``Box``, ``Discrete``, ``MultiDiscrete``, or a
             ``Dict`` of them (and of entries left out).
         id_counts: the env's ``obs_id_counts``: for a ``Box`` space, the number of ids of each
             entry of its last axis; for a ``Dict`` space, ``{key: those counts}``; None: none.
+        token_counts: the env's ``obs_token_counts``: ``{key: vocabulary size}`` of the entries
+            of a ``Dict`` space that are token sequences (1-D integer boxes, 0 padding the end).
 
     Raises:
         gridsim.ArgumentTypeError: ``space`` is none of these, or a ``Dict`` with no entry to
@@ -176,23 +195,26 @@ class ObsEncoder:
         gridsim.InvalidArgumentError: ``id_counts`` do not fit the space.
     """
 
-    def __init__(self, space: gym.Space, id_counts: IdCounts = None):
+    def __init__(self, space: gym.Space, id_counts: IdCounts = None, token_counts: TokenCounts = None):
         self.space = space
         self.keys: tuple[str, ...] | None = None  # the encoded entries of a Dict observation
         self.ignored: tuple[str, ...] = ()
+        tokens = _token_counts_of(token_counts)
+        if tokens and not isinstance(space, gym.spaces.Dict):
+            raise InvalidArgumentError(f"token counts {tokens} are for entries of a Dict observation, got {space}")
         if isinstance(space, gym.spaces.Dict):
             if id_counts is not None and not isinstance(id_counts, Mapping):
                 raise InvalidArgumentError(f"id counts of a Dict observation are {{key: counts}}, got {id_counts!r}")
             counts = {str(k): _counts_of(v, f"id_counts[{k!r}]") for k, v in (id_counts or {}).items()}
-            unknown = sorted(set(counts) - set(space.spaces))
+            unknown = sorted((set(counts) | set(tokens)) - set(space.spaces))
             if unknown:
-                raise InvalidArgumentError(f"id counts for {unknown}, which the observation does not have")
+                raise InvalidArgumentError(f"id or token counts for {unknown}, which the observation does not have")
             parts, ignored = {}, []
             for key, sub in space.spaces.items():
                 if isinstance(sub, _ARRAY_SPACES):
-                    parts[key] = _ArrayEncoder(sub, counts.get(key))
-                elif key in counts:
-                    raise InvalidArgumentError(f"id counts for {key!r}, a {type(sub).__name__} space")
+                    parts[key] = _ArrayEncoder(sub, counts.get(key), tokens.get(key))
+                elif key in counts or key in tokens:
+                    raise InvalidArgumentError(f"id or token counts for {key!r}, a {type(sub).__name__} space")
                 else:
                     ignored.append(key)
             if not parts:
@@ -208,12 +230,20 @@ class ObsEncoder:
                                     f"got {space}")
         self.size = sum(part.size for part in self._parts)
         self.shape = self._parts[0].shape if self.keys is None else None  # of an array observation
+        # (key, first column, length, vocabulary) of each token entry in the encoded vector.
+        self.text_parts: tuple[tuple[str, int, int, int], ...] = ()
+        start = 0
+        for key, part in zip(self.keys or (), self._parts, strict=False):
+            if part.vocabulary is not None:
+                self.text_parts += ((key, start, part.size, part.vocabulary),)
+            start += part.size
 
     @classmethod
     def from_env(cls, env: Any) -> ObsEncoder:
         """The encoder of a vector env's observations: its single observation space and its ``obs_id_counts``."""
         base = getattr(env, "unwrapped", env)
-        return cls(base.single_observation_space, getattr(base, "obs_id_counts", None))
+        return cls(base.single_observation_space, getattr(base, "obs_id_counts", None),
+                   getattr(base, "obs_token_counts", None))
 
     @property
     def id_counts(self) -> IdCounts:
@@ -222,6 +252,11 @@ class ObsEncoder:
             return self._parts[0].id_counts
         counts = {k: p.id_counts for k, p in zip(self.keys, self._parts, strict=True) if p.id_counts is not None}
         return counts or None
+
+    @property
+    def token_counts(self) -> TokenCounts:
+        """The vocabulary size of each token entry the encoder was built with, or None."""
+        return {key: vocabulary for key, _, _, vocabulary in self.text_parts} or None
 
     @property
     def encoded_space(self) -> gym.Space:
@@ -258,7 +293,8 @@ class ObsEncoder:
             return f"observations {want}; this env's are {shapes}"
         return None
 
-    def space_mismatch(self, space: gym.Space, id_counts: IdCounts = None) -> str | None:
+    def space_mismatch(self, space: gym.Space, id_counts: IdCounts = None,
+                       token_counts: TokenCounts = None) -> str | None:
         """How an env's single observation space differs from the one the encoder was built for, or None.
 
         The shapes must be those :meth:`mismatch` checks on a batch, and every encoded entry's
@@ -268,6 +304,7 @@ class ObsEncoder:
         Args:
             space: the env's single observation space.
             id_counts: the env's ``obs_id_counts``.
+            token_counts: the env's ``obs_token_counts``.
         """
         if isinstance(space, gym.spaces.Dict):
             mismatch = self._shape_mismatch({str(k): tuple(sub.shape or ()) for k, sub in space.spaces.items()})
@@ -279,8 +316,12 @@ class ObsEncoder:
             out = self._parts[0].space_mismatch(space, None if isinstance(id_counts, Mapping) else id_counts)
             return None if out is None else f"observations {out}"
         counts = id_counts if isinstance(id_counts, Mapping) else {}
+        tokens = _token_counts_of(token_counts)
         for key, part in zip(self.keys, self._parts, strict=True):
             out = part.space_mismatch(cast(gym.spaces.Dict, space).spaces[key], counts.get(key))
+            if out is None and key in tokens and tokens[key] != part.vocabulary:
+                out = (f"tokens of a vocabulary of {part.vocabulary}" if part.vocabulary else "values, not tokens") \
+                    + f"; this env's are tokens of a vocabulary of {tokens[key]}"
             if out is not None:
                 return f"observations[{key!r}] {out}"
         return None
@@ -295,11 +336,63 @@ class ObsEncoder:
 _ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete)
 
 
+def _token_counts_of(value: Any) -> dict[str, int]:
+    """``{key: vocabulary size}`` from an env's ``obs_token_counts`` (None: no token entry)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidArgumentError(f"token counts are {{key: vocabulary size}}, got {value!r}")
+    out = {}
+    for key, count in value.items():
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 2:
+            raise InvalidArgumentError(f"token counts[{key!r}] must be a vocabulary size of at least 2, got {count!r}")
+        out[str(key)] = int(count)
+    return out
+
+
+class TextEncoder(nn.Module):
+    """Token sequences as vectors: an embedding of each token read by a GRU, its state after the last token.
+
+    The sequences are left-aligned, 0 padding the end (a BabyAI mission's tokens,
+    ``mission_format="tokens"``); the GRU reads up to the longest sequence of the batch, so
+    the padding costs nothing, and a sequence of padding alone reads as zeros.
+
+    Args:
+        vocabulary: the number of token ids (0 is the padding).
+        width: the GRU's state size, the width of each encoded sequence.
+        embedding: the width of each token's embedding.
+    """
+
+    def __init__(self, vocabulary: int, width: int = 64, embedding: int = 32):
+        super().__init__()
+        self.width = int(width)
+        self.embedding = nn.Embedding(int(vocabulary), int(embedding), padding_idx=0)
+        self.gru = nn.GRU(int(embedding), self.width, batch_first=True)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """``(batch, length)`` token ids as ``(batch, width)`` floats."""
+        tokens = tokens.long()
+        present = tokens != 0
+        positions = torch.arange(1, tokens.shape[1] + 1, device=tokens.device)
+        lengths = (present * positions).amax(dim=1) if tokens.shape[1] else present.sum(dim=1)
+        longest = int(lengths.max()) if len(tokens) else 0
+        if longest == 0:
+            return torch.zeros(len(tokens), self.width)
+        states, _ = self.gru(self.embedding(tokens[:, :longest]))
+        last = states[torch.arange(len(tokens)), (lengths - 1).clamp_min(0)]
+        return last * (lengths > 0).unsqueeze(1)
+
+
 class Agent(nn.Module):
     """Separate actor and critic MLPs; one categorical head per action component.
 
+    The token entries of the observation (:attr:`ObsEncoder.text_parts`: a BabyAI mission) are
+    read by a :class:`TextEncoder` each, shared by the actor and the critic, whose vectors
+    take the tokens' place in the MLPs' input.
+
     Args:
-        encoder: the observations' encoder (its ``size`` is the MLPs' input width).
+        encoder: the observations' encoder (its ``size`` is the MLPs' input width, with each
+            token entry's length replaced by its text encoder's width).
         action_space: ``Discrete`` or ``MultiDiscrete`` (one head per component).
         hidden: units of each of the two tanh hidden layers.
     """
@@ -309,6 +402,9 @@ class Agent(nn.Module):
         self.encoder = encoder
         self.action_space = action_space
         self.hidden = int(hidden)
+        texts = {key: TextEncoder(vocabulary) for key, _, _, vocabulary in encoder.text_parts}
+        self.text = nn.ModuleDict(texts)
+        inputs = encoder.size + sum(texts[key].width - length for key, _, length, _ in encoder.text_parts)
         if isinstance(action_space, gym.spaces.Discrete):
             self.nvec = [int(action_space.n)]
         elif isinstance(action_space, gym.spaces.MultiDiscrete):
@@ -318,7 +414,7 @@ class Agent(nn.Module):
 
         def mlp(out: int, gain: float) -> nn.Sequential:
             head = nn.Linear(hidden, out)
-            layers = [nn.Linear(encoder.size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), head]
+            layers = [nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), head]
             for layer in layers:
                 if isinstance(layer, nn.Linear):
                     nn.init.orthogonal_(layer.weight, math.sqrt(2))
@@ -329,31 +425,47 @@ class Agent(nn.Module):
         self.actor = mlp(sum(self.nvec), 0.01)
         self.critic = mlp(1, 1.0)
 
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """The MLPs' input from encoded observations: each token entry's columns read by its text encoder."""
+        if not self.encoder.text_parts:
+            return x
+        pieces, column = [], 0
+        for key, start, length, _ in self.encoder.text_parts:
+            pieces += [x[:, column:start], self.text[key](x[:, start:start + length])]
+            column = start + length
+        pieces.append(x[:, column:])
+        return torch.cat(pieces, dim=1)
+
     def value(self, x: torch.Tensor) -> torch.Tensor:
         """The critic's value of encoded observations."""
-        return self.critic(x).squeeze(-1)
+        return self.critic(self.features(x)).squeeze(-1)
 
-    def dists(self, x: torch.Tensor, mask: torch.Tensor | None):
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The actor's logits (every action component's, concatenated) of encoded observations."""
+        return self.actor(self.features(x))
+
+    def dists(self, x: torch.Tensor, mask: torch.Tensor | None, features: torch.Tensor | None = None):
         """One categorical per action component; invalid actions (``mask`` False) get no mass."""
-        logits = self.actor(x)
+        logits = self.actor(self.features(x) if features is None else features)
         if mask is not None:  # True = valid
             logits = logits.masked_fill(~mask, -1e8)
         return [torch.distributions.Categorical(logits=part) for part in torch.split(logits, self.nvec, dim=-1)]
 
     def act(self, x, mask=None, action=None):
         """Sample (or score ``action``): returns action, log-prob, entropy, value."""
-        dists = self.dists(x, mask)
+        features = self.features(x)  # once: the text encoders are shared by actor and critic
+        dists = self.dists(x, mask, features)
         if action is None:
             action = torch.stack([d.sample() for d in dists], dim=-1)
         logp = torch.stack([d.log_prob(action[:, k]) for k, d in enumerate(dists)], dim=-1).sum(-1)
         entropy = torch.stack([d.entropy() for d in dists], dim=-1).sum(-1)
-        return action, logp, entropy, self.value(x)
+        return action, logp, entropy, self.critic(features).squeeze(-1)
 
     @torch.no_grad()
     def greedy(self, obs: Any, infos: Mapping[str, Any] | None = None) -> np.ndarray:
         """The greedy policy on a batch of observations (an array or a dict), as ``gridsim.evaluate`` calls it."""
         mask = valid_mask(infos, self.encoder.batch_size(obs), sum(self.nvec))
-        logits = self.actor(self.encoder(obs))
+        logits = self.logits(self.encoder(obs))
         if mask is not None:
             logits = logits.masked_fill(~mask, -1e8)
         acts = torch.stack([part.argmax(-1) for part in torch.split(logits, self.nvec, dim=-1)], dim=-1)
@@ -389,7 +501,7 @@ class SampledPolicy:
         """Sampled actions of a batch (an array, or one row per action component for MultiDiscrete)."""
         agent = self.agent
         mask = valid_mask(infos, agent.encoder.batch_size(obs), sum(agent.nvec))
-        logits = agent.actor(agent.encoder(obs))
+        logits = agent.logits(agent.encoder(obs))
         if mask is not None:
             logits = logits.masked_fill(~mask, -1e8)
         parts = torch.split(logits, agent.nvec, dim=-1)
@@ -487,6 +599,7 @@ def save_agent(path: str | os.PathLike, agent: Agent, metadata: Mapping[str, Any
         "format_version": CHECKPOINT_VERSION,
         "observation_space": _space_entry(agent.encoder.encoded_space),
         "obs_id_counts": _id_counts_entry(agent.encoder.id_counts),
+        "obs_token_counts": agent.encoder.token_counts,
         "action_space": _space_entry(agent.action_space),
         "hidden": agent.hidden,
         "state_dict": agent.state_dict(),
@@ -562,7 +675,8 @@ def _format_agent(checkpoint: Mapping[str, Any], where: str) -> Agent:
     try:
         obs_space = _space_from_entry(checkpoint["observation_space"], where)
         action_space = _space_from_entry(checkpoint["action_space"], where)
-        encoder = ObsEncoder(obs_space, _id_counts_from_entry(checkpoint.get("obs_id_counts")))
+        encoder = ObsEncoder(obs_space, _id_counts_from_entry(checkpoint.get("obs_id_counts")),
+                             checkpoint.get("obs_token_counts"))
         agent = Agent(encoder, action_space, int(checkpoint["hidden"]))
         agent.load_state_dict(checkpoint["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as e:  # RuntimeError: shapes
@@ -646,7 +760,8 @@ def env_mismatch(agent: Agent, env: Any) -> str | None:
     encodes (:meth:`ObsEncoder.space_mismatch`), and the action spaces must be equal.
     """
     base = getattr(env, "unwrapped", env)
-    mismatch = agent.encoder.space_mismatch(base.single_observation_space, getattr(base, "obs_id_counts", None))
+    mismatch = agent.encoder.space_mismatch(base.single_observation_space, getattr(base, "obs_id_counts", None),
+                                            getattr(base, "obs_token_counts", None))
     space = base.single_action_space
     if mismatch is None and (not isinstance(space, (gym.spaces.Discrete, gym.spaces.MultiDiscrete))
                              or _space_entry(space) != _space_entry(agent.action_space)):

@@ -48,7 +48,9 @@ def run_ppo(*args: str, tmp_path: Path) -> dict:
     ["--env-id", "gridsim/Kitchen-open-divider_salad-v0", "--env-kwargs", '{"agent_rows": true}'],
     # A dict observation of one-hot ids; 20-step training episodes bootstrap from final_obs dicts.
     ["--env-id", "gridsim/MiniGrid-DoorKey-5x5-v0", "--train-episode-steps", "20"],
-], ids=["nav", "roboman", "kitchen-joint", "kitchen-agent-rows", "minigrid"])
+    # The mission as tokens (the babyai preset's), read by the agent's text encoder.
+    ["--env-id", "gridsim/BabyAI-GoToLocal-v0", "--env-kwargs", '{"mission_format": "tokens"}'],
+], ids=["nav", "roboman", "kitchen-joint", "kitchen-agent-rows", "minigrid", "babyai"])
 def test_ppo_example_trains_and_evaluates(args, tmp_path, capsys):
     result = run_ppo(*args, tmp_path=tmp_path)
     assert result["env_id"] == args[1]
@@ -179,12 +181,24 @@ def test_rllib_example_takes_ppo_examples_env_flag(capsys):
     (["--level", "nav/maze32"], "nav"),
     (["--env-id", "gridsim/Kitchen-open-divider_salad-v0"], "kitchen"),
     (["--env-id", "gridsim/MiniGrid-DoorKey-5x5-v0"], "minigrid"),
+    (["--env-id", "gridsim/BabyAI-GoToLocal-v0"], "babyai"),
+    (["--level", "minigrid:BabyAI-GoToLocal-v0"], "babyai"),
 ])
 def test_the_envs_family_picks_the_preset(ppo, argv, preset):
     args = ppo.parse_args(argv)
     assert args.preset == preset
     for key, value in (ppo.BASE | ppo.PRESETS[preset]).items():
         assert getattr(args, key) == value, key
+    assert args.env_kwargs == ppo.PRESET_ENV_KWARGS.get(preset, {})
+
+
+def test_babyai_missions_come_as_tokens_unless_the_env_arguments_say_otherwise(ppo):
+    args = ppo.parse_args(["--env-id", "gridsim/BabyAI-GoToLocal-v0", "--env-kwargs", '{"max_episode_steps": 9}'])
+    assert args.env_kwargs == {"mission_format": "tokens", "max_episode_steps": 9}
+    args = ppo.parse_args(["--env-id", "gridsim/BabyAI-GoToLocal-v0", "--env-kwargs", '{"mission_format": "str"}'])
+    assert args.env_kwargs == {"mission_format": "str"}
+    args = ppo.parse_args(["--env-id", "gridsim/BabyAI-GoToLocal-v0", "--preset", "minigrid"])
+    assert args.env_kwargs == {}
 
 
 def test_a_flag_wins_over_the_preset_and_none_keeps_the_base_row(ppo):
@@ -201,9 +215,9 @@ def test_ppo_help_shows_every_default(ppo, capsys):
         ppo.parse_args(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--gamma GAMMA discount (default: 0.99)" in text
-    assert "(default: the preset's: nav decay, roboman decay, kitchen constant, minigrid decay; none decay)" in text
+    assert "(default: the preset's: nav decay, roboman decay, kitchen constant, minigrid decay, babyai decay; none decay)" in text
     assert "(default: auto)" in text
-    assert "the preset's: nav 32, roboman 32, kitchen 64, minigrid 32; none 64" in text
+    assert "the preset's: nav 32, roboman 32, kitchen 64, minigrid 32, babyai 32; none 64" in text
     assert "(default: None)" not in text
 
 

@@ -141,3 +141,78 @@ def test_a_torch_module_gets_a_dict_of_tensors():
 
     result = gridsim.evaluate(Forward(), DOORKEY, range(2), env_kwargs={"max_episode_steps": 3})
     assert result["length"].tolist() == [3, 3]
+
+
+# --------------------------------------------------------------------------- BabyAI's missions as tokens
+
+GOTOLOCAL = "gridsim/BabyAI-GoToLocal-v0"
+
+
+def test_babyai_tokens_are_read_by_a_text_encoder():
+    envs = make(GOTOLOCAL, mission_format="tokens")
+    assert envs.obs_token_counts == {"mission": 34} and make(GOTOLOCAL).obs_token_counts is None
+    encoder = ObsEncoder.from_env(envs)
+    assert encoder.keys == ("direction", "image", "mission")
+    assert encoder.text_parts == (("mission", 4 + 980, 80, 34),) and encoder.token_counts == {"mission": 34}
+    obs, _ = envs.reset(seed=0)
+    x = encoder(obs)
+    np.testing.assert_array_equal(x[:, 984:].numpy(), obs["mission"])  # the ids themselves
+    agent = Agent(encoder, envs.single_action_space, 16)
+    assert agent.features(x).shape == (4, 984 + agent.text["mission"].width)
+    assert agent.actor[0].in_features == 984 + 64
+    # The mission reaches the policy: other tokens, other logits.
+    other = x.clone()
+    other[:, 984:] = torch.as_tensor(envs.reset(seed=1)[0]["mission"], dtype=torch.float32)
+    assert not torch.equal(agent.logits(x), agent.logits(other))
+
+
+def test_the_text_encoder_reads_the_words_in_order_and_ignores_the_padding():
+    from gridsim.minigrid.babyai import VOCABULARY
+    torch.manual_seed(0)
+    text = torch_agent.TextEncoder(len(VOCABULARY))
+
+    def tokens(mission: str, width: int = 12) -> torch.Tensor:
+        ids = [VOCABULARY.index(w) for w in mission.split()]
+        return torch.as_tensor([ids + [0] * (width - len(ids))])
+
+    a = text(tokens("put the red ball next to the blue key"))
+    b = text(tokens("put the blue key next to the red ball"))  # the same words
+    assert not torch.allclose(a, b)
+    torch.testing.assert_close(text(tokens("put the red ball next to the blue key", 30)), a)
+    batch = torch.cat([tokens("go to the red ball"), tokens("put the red ball next to the blue key")])
+    torch.testing.assert_close(text(batch)[1:], a)  # each row read to its own last token
+    assert torch.equal(text(torch.zeros(2, 5, dtype=torch.long)), torch.zeros(2, text.width))
+
+
+def test_token_counts_must_fit_the_space():
+    space = make(GOTOLOCAL, mission_format="tokens").single_observation_space
+    with pytest.raises(gridsim.InvalidArgumentError, match="1-D integer Box"):
+        ObsEncoder(space, token_counts={"image": 34})
+    with pytest.raises(gridsim.InvalidArgumentError, match="ids 0 to 9"):
+        ObsEncoder(space, token_counts={"mission": 10})  # the space's ids reach 33
+    with pytest.raises(gridsim.InvalidArgumentError, match="Dict observation"):
+        ObsEncoder(space["mission"], token_counts={"mission": 34})
+    with pytest.raises(gridsim.InvalidArgumentError, match="does not have"):
+        ObsEncoder(space, token_counts={"goal": 34})
+    with pytest.raises(gridsim.InvalidArgumentError, match="at least 2"):
+        ObsEncoder(space, token_counts={"mission": True})
+
+
+def test_a_babyai_checkpoint_rebuilds_its_text_encoder(tmp_path):
+    envs = make(GOTOLOCAL, mission_format="tokens")
+    torch.manual_seed(0)
+    agent = Agent(ObsEncoder.from_env(envs), envs.single_action_space, 16)
+    path = tmp_path / "babyai.pt"
+    torch_agent.save_agent(path, agent)
+    assert torch.load(path, weights_only=True)["obs_token_counts"] == {"mission": 34}
+    rebuilt = torch_agent.load_agent(path)
+    assert rebuilt.encoder.text_parts == agent.encoder.text_parts
+    obs, _ = make(GOTOLOCAL, 16, mission_format="tokens").reset(seed=5)
+    torch.testing.assert_close(rebuilt.logits(rebuilt.encoder(obs)), agent.logits(agent.encoder(obs)))
+    kwargs = {"mission_format": "tokens"}
+    expected = gridsim.evaluate(agent.greedy, GOTOLOCAL, range(6), env_kwargs=kwargs)
+    np.testing.assert_array_equal(gridsim.evaluate(rebuilt.greedy, GOTOLOCAL, range(6), env_kwargs=kwargs)["return"],
+                                  expected["return"])
+    # Played where the missions are strings, the network is refused before any episode.
+    with pytest.raises(gridsim.InvalidArgumentError, match="trained on observations"):
+        gridsim.evaluate(rebuilt.greedy, GOTOLOCAL, range(2))
