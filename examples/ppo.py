@@ -28,8 +28,9 @@ navigation coordinates) one one-hot vector over their joint values (a map's cell
 observation (MiniGrid's image, direction and mission) is encoded entry by entry, its mission
 string left out; a BabyAI id's mission comes as tokens (the ``babyai`` preset asks for
 ``mission_format="tokens"``), which the agent reads with a small text encoder (an embedding read
-by a GRU, :class:`~gridsim.tools.torch_agent.TextEncoder`). Discrete and MultiDiscrete action spaces are supported (a MultiDiscrete
-action is one categorical per component: the kitchen's joint view);
+by a GRU, :class:`~gridsim.tools.torch_agent.TextEncoder`). Discrete and MultiDiscrete action
+spaces are supported (a MultiDiscrete action is one categorical per component: the kitchen's
+joint view);
 ``infos["action_mask"]`` (gridroboman; 1 = masked out) masks the logits. The kitchen's
 agent-rows view (``--env-kwargs '{"agent_rows": true}'``) trains one shared policy over
 every agent's row.

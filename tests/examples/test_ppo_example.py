@@ -215,7 +215,8 @@ def test_ppo_help_shows_every_default(ppo, capsys):
         ppo.parse_args(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--gamma GAMMA discount (default: 0.99)" in text
-    assert "(default: the preset's: nav decay, roboman decay, kitchen constant, minigrid decay, babyai decay; none decay)" in text
+    assert ("(default: the preset's: nav decay, roboman decay, kitchen constant, minigrid decay, babyai decay; "
+            "none decay)") in text
     assert "(default: auto)" in text
     assert "the preset's: nav 32, roboman 32, kitchen 64, minigrid 32, babyai 32; none 64" in text
     assert "(default: None)" not in text
