@@ -553,6 +553,12 @@ cdef class MinigridKernel(FieldViews):
                 self.ep_max_steps[u] = w.bab[BAB_NAVS] * self.cfg.nav_cells
 
     cdef inline void write_obs(self, Py_ssize_t u, bint final) noexcept nogil:
+        self.write_observation(u, final, True)
+
+    cdef inline void write_observation(self, Py_ssize_t u, bint final, bint tokens) noexcept nogil:
+        # tokens: copy the mission's tokens too (a BabyAI mission is set at reset and by a
+        # written state, each followed by write_obs; a step within an episode keeps it, and
+        # leaves 160 bytes an env unread and unwritten).
         cdef World w
         cdef uint8_t* out = &self.final_u8[u, 0] if final else &self.obs_u8[u, 0]
         cdef uint8_t shown[4]
@@ -585,14 +591,14 @@ cdef class MinigridKernel(FieldViews):
         else:
             self.obs_dir[u] = w.agent[2]
             self.obs_mission[u] = w.mission[0]
-            if self.cfg.babyai:
+            if self.cfg.babyai and tokens:
                 memcpy(&self.obs_tokens[u, 0], &self.mission_tokens[u, 0], MISSION_TOKENS)
 
     cdef inline void observe_step(self, MgStep* c, Py_ssize_t u) noexcept nogil:
         # A step that changed nothing the view shows (a turn changes it; forward into a wall, a
         # pickup of nothing, done do not) leaves the observation as it is.
         if c.changed:
-            self.write_obs(u, False)
+            self.write_observation(u, False, False)
 
     cdef inline bint step_one(self, MgStep* c, Py_ssize_t u, const action_t* actions, EventBuf* ev,
                              int32_t limit, double* reward, bint* truncated) noexcept nogil:

@@ -55,7 +55,20 @@ def decode_row(tokens: np.ndarray) -> str:
 
 def decode_rows(tokens: np.ndarray) -> tuple[str, ...]:
     """Each row's mission string of (N, MISSION_TOKENS) uint8 tokens."""
-    return tuple(decode_row(row) for row in tokens)
+    return tuple(_decode_list(tokens))
+
+
+def _decode_list(tokens: np.ndarray) -> list[str]:
+    """:func:`decode_row` of each row of (N, L) uint8 tokens, as a list, without an array per row."""
+    width = tokens.shape[1]
+    blob = np.ascontiguousarray(tokens, dtype=np.uint8).tobytes()
+    known = _DECODED.get
+    out = []
+    for start in range(0, len(blob), width):
+        key = blob[start:start + width]
+        text = known(key)
+        out.append(decode_row(np.frombuffer(key, np.uint8)) if text is None else text)
+    return out
 
 
 class BabyAIMissionSpace(gym.spaces.Space[str]):

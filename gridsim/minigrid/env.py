@@ -256,7 +256,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         self.env_generators = EnvGenerators(self, self._lock)
         self._generators_out = self.env_generators.handed_out  # the step path's one check: the dict itself
         self._mission_cache: tuple[np.ndarray, tuple[str, ...]] | None = None
-        self._babyai_cache: tuple[np.ndarray, tuple[str, ...]] | None = None
+        # (the mission counts shown, their strings, the tuple of them last handed out)
+        self._babyai_cache: tuple[np.ndarray, list[str], tuple[str, ...]] | None = None
         self._finish_init()
         if self._dict_obs and mission_format == "tokens":
             self.observation_space = gym.spaces.Dict({
@@ -569,14 +570,14 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         if cache is not None and cache[0].shape == counts.shape:
             changed = np.flatnonzero(cache[0] != counts)
             if len(changed) == 0:
-                return {"direction": direction.copy(), "image": obs, "mission": cache[1]}
-            text = list(cache[1])
-            for i in changed.tolist():
-                text[i] = babyai.decode_row(tokens[i])
-            missions = tuple(text)
+                return {"direction": direction.copy(), "image": obs, "mission": cache[2]}
+            text = cache[1]  # the cache's own list, updated in place: the tuple handed out is a copy
+            for i, mission in zip(changed.tolist(), babyai._decode_list(tokens[changed]), strict=True):
+                text[i] = mission
         else:
-            missions = babyai.decode_rows(tokens)
-        self._babyai_cache = (counts.copy(), missions)
+            text = babyai._decode_list(tokens)
+        missions = tuple(text)
+        self._babyai_cache = (counts.copy(), text, missions)
         return {"direction": direction.copy(), "image": obs, "mission": missions}
 
     def single_obs(self, obs):
