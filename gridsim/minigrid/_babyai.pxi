@@ -556,9 +556,75 @@ cdef inline int agent_room(World* w, BabyGen* G) noexcept nogil:
     return (w.agent[1] // (G.g.rs - 1)) * G.g.nc + w.agent[0] // (G.g.rs - 1)
 
 
+cdef inline uint32_t row_closure(uint32_t r, uint32_t passable) noexcept nogil:
+    # The cells of `passable` joined to `r` along the row (r a subset of passable).
+    cdef uint32_t grown
+    while True:
+        grown = (r | (r << 1) | (r >> 1)) & passable
+        if grown == r:
+            return r
+        r = grown
+
+
 cdef int check_objs_reachable(World* w) noexcept nogil:
     # RoomGridLevel.check_objs_reachable: every cell neither empty nor a wall is reachable from
     # the agent through empty cells and doors (locked ones too). 1: all reachable.
+    #
+    # Upstream's search marks the agent's cell, every cell joined to it through passable cells
+    # (empty, doors) and their neighbours: here the same sets as one bit mask per row, the
+    # component grown by sweeps down and up the rows until none changes (a grid up to 32 wide;
+    # a wider one takes the search itself).
+    cdef int W = w.W, H = w.H, x, y, o
+    cdef uint32_t passable[32]
+    cdef uint32_t objs[32]
+    cdef uint32_t reach[32]
+    cdef uint32_t full, p, b, r, seen
+    cdef bint changed
+    if W > 32 or H > 32:
+        return objs_reachable_search(w)
+    full = <uint32_t>0xFFFFFFFF if W == 32 else (<uint32_t>1 << W) - 1
+    for y in range(H):
+        p = 0
+        b = 0
+        for x in range(W):
+            o = w.cells[4 * (y * W + x)]
+            p |= <uint32_t>(o == OBJ_EMPTY or o == OBJ_DOOR) << x
+            b |= <uint32_t>(o != OBJ_EMPTY and o != OBJ_WALL) << x
+        passable[y] = p
+        objs[y] = b
+        reach[y] = 0
+    x = w.agent[0]
+    y = w.agent[1]
+    if (passable[y] >> x) & 1:
+        reach[y] = row_closure(<uint32_t>1 << x, passable[y])
+        changed = True
+        while changed:
+            changed = False
+            for y in range(1, H):
+                r = row_closure(reach[y] | (reach[y - 1] & passable[y]), passable[y])
+                if r != reach[y]:
+                    reach[y] = r
+                    changed = True
+            for y in range(H - 2, -1, -1):
+                r = row_closure(reach[y] | (reach[y + 1] & passable[y]), passable[y])
+                if r != reach[y]:
+                    reach[y] = r
+                    changed = True
+    for y in range(H):
+        seen = reach[y] | (reach[y] << 1) | (reach[y] >> 1)
+        if y > 0:
+            seen |= reach[y - 1]
+        if y + 1 < H:
+            seen |= reach[y + 1]
+        if y == w.agent[1]:
+            seen |= <uint32_t>1 << w.agent[0]  # searched from, whatever it holds
+        if objs[y] & ~(seen & full):
+            return 0
+    return 1
+
+
+cdef int objs_reachable_search(World* w) noexcept nogil:
+    # check_objs_reachable as upstream searches (a depth-first search from the agent's cell).
     cdef int n = w.W * w.H, top = 0, k, x, y, o
     cdef uint8_t seen[1024]
     cdef int16_t stack[4096]

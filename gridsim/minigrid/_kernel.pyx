@@ -895,3 +895,25 @@ def rng_integers_rows(uint64_t[:, ::1] g, const Py_ssize_t[::1] rows, int64_t lo
     if low >= high:
         raise ValueError("low < high")
     return draws_of_rows(g, rows, DRAW_INTEGERS, low, high)
+
+
+def objs_reachable(uint8_t[:, :, ::1] cells, int x, int y):
+    """``RoomGridLevel.check_objs_reachable`` on a (H, W, 4) grid with the agent at (x, y), twice (for the tests).
+
+    Returns:
+        (the row masks' answer, the search's answer): 1 where every object is reachable, else 0.
+    """
+    cdef World w
+    cdef int32_t agent[3]
+    if not (0 <= x < cells.shape[1] and 0 <= y < cells.shape[0]) or cells.shape[2] != 4 \
+            or cells.shape[0] * cells.shape[1] > 1024:
+        raise ValueError("a grid of at most 1,024 cells of 4 bytes, the agent inside it")
+    memset(&w, 0, sizeof(World))
+    agent[0] = x
+    agent[1] = y
+    agent[2] = 0
+    w.cells = &cells[0, 0, 0]
+    w.W = <int>cells.shape[1]
+    w.H = <int>cells.shape[0]
+    w.agent = agent
+    return check_objs_reachable(&w), objs_reachable_search(&w)
