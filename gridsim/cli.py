@@ -198,6 +198,17 @@ def _trust_pickle(args) -> bool:
     return True
 
 
+def _json_object(text: str) -> dict:
+    """A command line's JSON object (``--env-kwargs``)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object ({{\"name\": value}}), got {text}")
+    return value
+
+
 def _eval(args) -> int:
     import time
 
@@ -226,7 +237,10 @@ def _eval(args) -> int:
     except (ValueError, ImportError, AttributeError) as e:
         print(f"gridsim eval: error: {first_line(e)}", file=sys.stderr)
         return 2
-    env_kwargs = None if args.max_episode_steps is None else {"max_episode_steps": args.max_episode_steps}
+    env_kwargs = dict(args.env_kwargs or {})
+    if args.max_episode_steps is not None:
+        env_kwargs["max_episode_steps"] = args.max_episode_steps
+    env_kwargs = env_kwargs or None
     ray_kwargs = {}
     if args.ray:
         ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
@@ -517,6 +531,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="truncate every episode after N steps (default: the env's own limit, or for a built-in "
                         "level by name without one, its registered id's: 100 for the kitchens; needed for other "
                         "levels without one)")
+    e.add_argument("--env-kwargs", type=_json_object, default=None, metavar="JSON",
+                   help="the env's arguments as a JSON object, e.g. '{\"mission_format\": \"tokens\"}' for a "
+                        "checkpoint of examples/ppo.py trained on a BabyAI id (its babyai preset's)")
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")

@@ -216,3 +216,23 @@ def test_a_babyai_checkpoint_rebuilds_its_text_encoder(tmp_path):
     # Played where the missions are strings, the network is refused before any episode.
     with pytest.raises(gridsim.InvalidArgumentError, match="trained on observations"):
         gridsim.evaluate(rebuilt.greedy, GOTOLOCAL, range(2))
+
+
+def test_gridsim_eval_takes_the_env_arguments_a_babyai_checkpoint_needs(tmp_path, capsys):
+    envs = make(GOTOLOCAL, mission_format="tokens")
+    torch.manual_seed(0)
+    agent = Agent(ObsEncoder.from_env(envs), envs.single_action_space, 16)
+    torch_agent.save_agent(tmp_path / "babyai.pt", agent)
+    argv = ["eval", GOTOLOCAL, "--policy", str(tmp_path / "babyai.pt"), "--seeds", "0:4"]
+    assert main([*argv, "--env-kwargs", '{"mission_format": "tokens"}', "--out", str(tmp_path / "eval.csv")]) == 0
+    rows = (tmp_path / "eval.csv").read_text().splitlines()
+    expected = gridsim.evaluate(agent.greedy, GOTOLOCAL, range(4), env_kwargs={"mission_format": "tokens"})
+    assert len(rows) == 5 and [float(r.split(",")[rows[0].split(",").index("return")]) for r in rows[1:]] == \
+        pytest.approx(np.asarray(expected["return"]).tolist())
+    capsys.readouterr()
+    assert main(argv) == 2  # its missions as strings: not what the network reads
+    assert "trained on observations" in capsys.readouterr().err
+    for bad in ("[1]", "{mission"):
+        with pytest.raises(SystemExit):
+            main([*argv, "--env-kwargs", bad])
+        assert "--env-kwargs" in capsys.readouterr().err
