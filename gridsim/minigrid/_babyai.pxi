@@ -15,8 +15,11 @@
 #            and b are descriptors (PutNext: move, fixed); and/before/after's are nodes
 #   descs    BAB_MAX_DESCS x (type, colour, loc, |obj_set|, |obj_poss|, matches): type and
 #            colour -1 for any, loc -1 or LOC_*; matches counts walls too (the article)
-#   sets     BAB_MAX_DESCS x BAB_MAX_SET object numbers (ObjDesc.obj_set, walls left out)
 #   poss     BAB_MAX_DESCS x BAB_MAX_SET cells y * W + x (ObjDesc.obj_poss)
+#   sets     BAB_MAX_DESCS x BAB_MAX_SET object numbers (ObjDesc.obj_set, walls left out)
+# The verifier reads the header, a node, a descriptor and its cells at every step: the cells
+# come right after the descriptors, so that a one-instruction level's are one pair of cache
+# lines away from its descriptor (the object numbers are read only when an object moved).
 
 cdef enum:
     BAB_NEXT_OID = 0
@@ -36,9 +39,9 @@ cdef enum:
     BAB_MAX_SET = 40            # more than any level's doors and objects together
     BAB_NODES_AT = BAB_HEADER
     BAB_DESCS_AT = BAB_NODES_AT + BAB_MAX_NODES * BAB_NODE
-    BAB_SETS_AT = BAB_DESCS_AT + BAB_MAX_DESCS * BAB_DESC
-    BAB_POSS_AT = BAB_SETS_AT + BAB_MAX_DESCS * BAB_MAX_SET
-    BAB_SLOTS = BAB_POSS_AT + BAB_MAX_DESCS * BAB_MAX_SET
+    BAB_POSS_AT = BAB_DESCS_AT + BAB_MAX_DESCS * BAB_DESC
+    BAB_SETS_AT = BAB_POSS_AT + BAB_MAX_DESCS * BAB_MAX_SET
+    BAB_SLOTS = BAB_SETS_AT + BAB_MAX_DESCS * BAB_MAX_SET
     MISSION_TOKENS = 80         # the longest mission (two ands of two PutNexts) has 76
 
 # A node's slots.

@@ -54,7 +54,8 @@ MINIGRID_BABYAI_LAYOUT = {"header": BAB_HEADER, "node": BAB_NODE, "desc": BAB_DE
                           "max_descs": BAB_MAX_DESCS, "max_set": BAB_MAX_SET, "next_oid": BAB_NEXT_OID,
                           "num_nodes": BAB_NUM_NODES, "num_descs": BAB_NUM_DESCS, "root": BAB_ROOT,
                           "rejected": BAB_REJECTED, "navs": BAB_NAVS, "carried": BAB_CARRIED, "shown": BAB_SHOWN,
-                          "moved": BAB_MOVED}
+                          "moved": BAB_MOVED, "nodes_at": BAB_NODES_AT, "descs_at": BAB_DESCS_AT,
+                          "poss_at": BAB_POSS_AT, "sets_at": BAB_SETS_AT}
 MINIGRID_OBJECTS = {"unseen": OBJ_UNSEEN, "empty": OBJ_EMPTY, "wall": OBJ_WALL, "floor": OBJ_FLOOR,
                     "door": OBJ_DOOR, "key": OBJ_KEY, "ball": OBJ_BALL, "box": OBJ_BOX, "goal": OBJ_GOAL,
                     "lava": OBJ_LAVA, "agent": OBJ_AGENT}

@@ -100,18 +100,16 @@ class BabyAIMissionSpace(gym.spaces.Space[str]):
         return isinstance(other, BabyAIMissionSpace)
 
 
-# The kernel's instruction state (_babyai.pxi): its header, then nodes and descriptors.
+# The kernel's instruction state (_babyai.pxi): its header, nodes, descriptors, each
+# descriptor's tracked cells and its tracked object numbers, where the kernel lays them out.
 LAYOUT = _kernel.MINIGRID_BABYAI_LAYOUT
-_HEADER, _NODE, _DESC = LAYOUT["header"], LAYOUT["node"], LAYOUT["desc"]
+_NODE, _DESC = LAYOUT["node"], LAYOUT["desc"]
 _MAX_NODES, _MAX_DESCS, _MAX_SET = LAYOUT["max_nodes"], LAYOUT["max_descs"], LAYOUT["max_set"]
 # Header slots.
 NEXT_OID, NUM_NODES, NUM_DESCS, ROOT = LAYOUT["next_oid"], LAYOUT["num_nodes"], LAYOUT["num_descs"], LAYOUT["root"]
 REJECTED, NAVS, CARRIED, SHOWN, MOVED = (LAYOUT[k] for k in ("rejected", "navs", "carried", "shown", "moved"))
-_NODES_AT = _HEADER
-_DESCS_AT = _NODES_AT + _MAX_NODES * _NODE
-_SETS_AT = _DESCS_AT + _MAX_DESCS * _DESC
-_POSS_AT = _SETS_AT + _MAX_DESCS * _MAX_SET
-SETS_SLICE = slice(_SETS_AT, _POSS_AT)  # the tracked object numbers of every descriptor
+_NODES_AT, _DESCS_AT, _POSS_AT, _SETS_AT = (LAYOUT[k] for k in ("nodes_at", "descs_at", "poss_at", "sets_at"))
+SETS_SLICE = slice(_SETS_AT, _SETS_AT + _MAX_DESCS * _MAX_SET)  # the tracked object numbers of every descriptor
 KINDS = ("", "goto", "pickup", "open", "putnext", "and", "before", "after")
 STATUS = ("continue", "success", "failure")
 LOC_NAMES = ("left", "right", "front", "behind")
@@ -202,7 +200,7 @@ def check_state(v: Any, width: int, height: int) -> None:
     ok &= ~seq | ((a >= 0) & (a < index) & (b >= 0) & (b < index))
     v.require("babyai", ~live | ok, "nodes of a kind 1..7 whose descriptors exist and whose parts come before them",
               shown=kind, part="nodes")
-    desc = bab[:, _DESCS_AT:_SETS_AT].reshape(len(bab), _MAX_DESCS, _DESC)
+    desc = bab[:, _DESCS_AT:_DESCS_AT + _MAX_DESCS * _DESC].reshape(len(bab), _MAX_DESCS, _DESC)
     dlive = np.arange(_MAX_DESCS)[None, :] < descs[:, None]
     dtype_, color, loc, nset, nposs = (desc[..., k] for k in range(5))
     ok = (dtype_ == -1) | ((dtype_ >= _kernel.MINIGRID_OBJECTS["door"]) & (dtype_ <= _kernel.MINIGRID_OBJECTS["box"]))
@@ -211,8 +209,8 @@ def check_state(v: Any, width: int, height: int) -> None:
     v.require("babyai", ~dlive | ok, "descriptors of a type (door, key, ball, box or any), colour and location in "
               "range, at most "
               f"{_MAX_SET} objects", shown=dtype_, part="descriptors")
-    sets = bab[:, _SETS_AT:_POSS_AT].reshape(len(bab), _MAX_DESCS, _MAX_SET)
-    poss = bab[:, _POSS_AT:].reshape(len(bab), _MAX_DESCS, _MAX_SET)
+    sets = bab[:, SETS_SLICE].reshape(len(bab), _MAX_DESCS, _MAX_SET)
+    poss = bab[:, _POSS_AT:_POSS_AT + _MAX_DESCS * _MAX_SET].reshape(len(bab), _MAX_DESCS, _MAX_SET)
     listed = np.arange(_MAX_SET)[None, None, :] < np.where(dlive, nposs, 0)[..., None]
     v.require("babyai", (~listed | ((poss >= 0) & (poss < width * height))).all(-1),
               f"object cells 0..{width * height - 1}", shown=poss[..., 0], part="cells")
