@@ -237,10 +237,10 @@ def _eval(args) -> int:
     except (ValueError, ImportError, AttributeError) as e:
         print(f"gridsim eval: error: {first_line(e)}", file=sys.stderr)
         return 2
-    env_kwargs = dict(args.env_kwargs or {})
+    given = dict(args.env_kwargs or {})
     if args.max_episode_steps is not None:
-        env_kwargs["max_episode_steps"] = args.max_episode_steps
-    env_kwargs = env_kwargs or None
+        given["max_episode_steps"] = args.max_episode_steps
+    env_kwargs = given or None
     ray_kwargs = {}
     if args.ray:
         ray_kwargs = {"num_workers": args.workers, "address": None if args.ray == "local" else args.ray,
