@@ -338,7 +338,7 @@ def _render(args) -> int:
         max_steps = args.frame if max_steps is None else min(max_steps, args.frame)
     try:
         episode = record_episode(policy, args.id, args.seed, max_steps=max_steps, cell_px=args.cell_px,
-                                 overlay=args.overlay)
+                                 env_kwargs=args.env_kwargs, overlay=args.overlay)
         write_frames(args.out, episode.frames, fps=args.fps, frame=args.frame)
     except (ValueError, TypeError, ImportError, LookupError, OSError) as e:  # OSError: e.g. no such folder
         return fail(e)
@@ -467,6 +467,10 @@ def _version() -> str:
     return installed_version()
 
 
+ENV_KWARGS_HELP = ("the env's arguments as a JSON object, e.g. '{\"mission_format\": \"tokens\"}' for a "
+                   "checkpoint of examples/ppo.py trained on a BabyAI id (its babyai preset's)")
+
+
 TRUST_PICKLE_HELP = (f"unpickle a --policy file that holds Python objects (a module saved whole with torch.save), "
                      f"which can run any code the file names; needs {TRUST_PICKLE_ENV}=1 in the environment too. "
                      "Checkpoints of examples/ppo.py and TorchScript files need neither")
@@ -531,9 +535,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="truncate every episode after N steps (default: the env's own limit, or for a built-in "
                         "level by name without one, its registered id's: 100 for the kitchens; needed for other "
                         "levels without one)")
-    e.add_argument("--env-kwargs", type=_json_object, default=None, metavar="JSON",
-                   help="the env's arguments as a JSON object, e.g. '{\"mission_format\": \"tokens\"}' for a "
-                        "checkpoint of examples/ppo.py trained on a BabyAI id (its babyai preset's)")
+    e.add_argument("--env-kwargs", type=_json_object, default=None, metavar="JSON", help=ENV_KWARGS_HELP)
     e.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
@@ -558,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
                         "or frame.png (one frame; needs pillow): pip install \"gridsim-vec[render]\"")
     r.add_argument("--max-steps", type=int, default=None,
                    help="stop after this many steps (default: the episode's end)")
+    r.add_argument("--env-kwargs", type=_json_object, default=None, metavar="JSON", help=ENV_KWARGS_HELP)
     r.add_argument("--fps", type=float, default=10.0, help="frames per second of a GIF or MP4 (default 10)")
     r.add_argument("--frame", type=int, default=0,
                    help="the frame a PNG holds: 0 the reset state, K the state after K steps, -1 the last (default 0)")

@@ -218,7 +218,7 @@ def test_a_babyai_checkpoint_rebuilds_its_text_encoder(tmp_path):
         gridsim.evaluate(rebuilt.greedy, GOTOLOCAL, range(2))
 
 
-def test_gridsim_eval_takes_the_env_arguments_a_babyai_checkpoint_needs(tmp_path, capsys):
+def test_gridsim_eval_and_render_take_the_env_arguments_a_babyai_checkpoint_needs(tmp_path, capsys):
     envs = make(GOTOLOCAL, mission_format="tokens")
     torch.manual_seed(0)
     agent = Agent(ObsEncoder.from_env(envs), envs.single_action_space, 16)
@@ -236,3 +236,9 @@ def test_gridsim_eval_takes_the_env_arguments_a_babyai_checkpoint_needs(tmp_path
         with pytest.raises(SystemExit):
             main([*argv, "--env-kwargs", bad])
         assert "--env-kwargs" in capsys.readouterr().err
+    # gridsim render too: one frame of the episode the checkpoint plays on tokens.
+    png = tmp_path / "frame.png"
+    assert main(["render", GOTOLOCAL, "--policy", str(tmp_path / "babyai.pt"), "--out", str(png), "--frame", "2",
+                 "--env-kwargs", '{"mission_format": "tokens"}']) == 0
+    assert png.exists() and f"wrote {png}: frame 2 of {GOTOLOCAL}" in capsys.readouterr().out
+    assert main(["render", GOTOLOCAL, "--policy", str(tmp_path / "babyai.pt"), "--out", str(png)]) == 2
