@@ -572,10 +572,10 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
             if len(changed) == 0:
                 return {"direction": direction.copy(), "image": obs, "mission": cache[2]}
             text = cache[1]  # the cache's own list, updated in place: the tuple handed out is a copy
-            for i, mission in zip(changed.tolist(), babyai._decode_list(tokens[changed]), strict=True):
+            for i, mission in zip(changed.tolist(), babyai.decode_rows(tokens[changed]), strict=True):
                 text[i] = mission
         else:
-            text = babyai._decode_list(tokens)
+            text = list(babyai.decode_rows(tokens))
         missions = tuple(text)
         self._babyai_cache = (counts.copy(), text, missions)
         return {"direction": direction.copy(), "image": obs, "mission": missions}
