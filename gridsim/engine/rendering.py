@@ -7,6 +7,7 @@ the renderer chooses by ``render_mode`` and owns the window of ``render_mode="hu
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import gymnasium as gym
@@ -15,7 +16,22 @@ import numpy as np
 from gridsim.engine.locking import synchronized
 from gridsim.engine.parts import Part
 
-__all__ = ["Renderer"]
+__all__ = ["Renderer", "init_pygame"]
+
+
+def init_pygame() -> None:
+    """``pygame.init()`` without SDL's signal handlers.
+
+    SDL takes SIGTERM (and SIGINT where Python has left it at its default) on initialisation
+    and turns it into a quit event that no one reads: the process, and every child it forks
+    later, would no longer end on SIGTERM, even after the window closes. Its
+    ``SDL_NO_SIGNAL_HANDLERS`` hint keeps them the process's own (unless the environment sets
+    the hint already).
+    """
+    import pygame
+
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+    pygame.init()
 
 
 class Renderer(Part[Any]):
@@ -55,7 +71,7 @@ class Renderer(Part[Any]):
             ) from e
         env = self.env
         if self._window is None:
-            pygame.init()
+            init_pygame()
             pygame.display.set_caption(type(env).__name__)
             self._window = pygame.display.set_mode(frame.shape[1::-1])
             self._clock = pygame.time.Clock()

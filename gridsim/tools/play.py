@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 
 import gymnasium as gym
 
+from gridsim.engine.rendering import init_pygame
 from gridsim.errors import InvalidArgumentError
 from gridsim.families import FAMILIES, family_of
 from gridsim.registry import register_all
@@ -214,7 +215,7 @@ def play_window(session: PlaySession, max_frames: int | None = None) -> int:
     import pygame
 
     names = {getattr(pygame, const): name for name, const in PYGAME_KEYS.items()}
-    pygame.init()
+    init_pygame()
     pygame.key.set_repeat(250, 100)
     frame = session.frame()
     window = pygame.display.set_mode(frame.shape[1::-1])

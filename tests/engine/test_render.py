@@ -334,3 +334,35 @@ def test_render_collection_gathers_one_frame_per_state(env_id):
     assert all(f.dtype == np.uint8 and f.shape == frames[0].shape and f.shape[2] == 3 for f in frames)
     np.testing.assert_array_equal(frames[-1], env.unwrapped.unwrapped_vector.render_frame(0))
     env.close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pygame") is None, reason="pygame is not installed")
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_human_window_leaves_sigterm_to_the_process(tmp_path):
+    # SDL takes SIGTERM when pygame starts, and ignores it once the window is closed: the
+    # process and every child it forks later would outlive SIGTERM (a multiprocessing pool's
+    # terminate() waited for them for ever). After a window, SIGTERM still ends a process.
+    import os
+    import signal
+    import subprocess
+    from pathlib import Path
+
+    script = (
+        "import os, signal, gridsim\n"
+        "envs = gridsim.make('nav/room1_small', 2, render_mode='human')\n"
+        "envs.reset(seed=0)\n"
+        "envs.render()\n"
+        "envs.close()\n"
+        "caught = int([l for l in open('/proc/self/status') if l.startswith('SigCgt')][0].split()[1], 16)\n"
+        "print('caught' if caught >> (signal.SIGTERM - 1) & 1 else 'default', flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "print('still running', flush=True)\n"
+    )
+    home = str(Path(gridsim.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH")) if p),
+               SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    env.pop("SDL_NO_SIGNAL_HANDLERS", None)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=tmp_path)
+    assert proc.stdout.split() == ["default"], proc.stdout + proc.stderr
+    assert proc.returncode == -signal.SIGTERM

@@ -138,8 +138,16 @@ def test_a_fork_multiprocessing_pool_evaluates_on_threads_after_threaded_calls()
     parent = _evaluate_in_child(seeds)  # threaded calls in the parent first
     assert kernel_module.pool_workers() >= 1
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(2) as pool:
+    pool = ctx.Pool(2)
+    try:
         results = pool.map_async(_evaluate_in_child, [seeds, seeds]).get(timeout=TIMEOUT)
+        pool.close()  # the workers end on the pool's own sentinels, not on SIGTERM (terminate)
+    except BaseException:
+        for worker in pool._pool:  # a hung child: killed, so that the test fails rather than waits
+            worker.kill()
+        pool.terminate()
+        raise
+    pool.join()
     assert results == [parent, parent]
 
 
