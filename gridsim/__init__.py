@@ -45,7 +45,7 @@ from gridsim.lab2d import (
 )
 from gridsim.levels.lookup import find_level, read_level
 from gridsim.make import Level, make
-from gridsim.registry import register_all, register_level, registered_ids
+from gridsim.registry import register_all, register_level, register_task, registered_ids
 from gridsim.tools.evaluate import evaluate
 from gridsim.tools.policies import RandomPolicy
 from gridsim.tools.results import EvalResult, SweepResult
@@ -86,6 +86,7 @@ __all__ = [
     "make_vec",
     "read_level",
     "register_level",
+    "register_task",
     "registered_ids",
     "save_checkpoint",
     "threads_available",

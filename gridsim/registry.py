@@ -14,7 +14,7 @@ from gridsim.families import FAMILIES
 from gridsim.levels.lookup import ID_NAMESPACE
 
 __all__ = ["ALIASES", "LEVEL_ID", "entry_point", "has_own_limit", "id_family", "id_step_limit", "register_all",
-           "register_family_id", "register_level", "registered_ids"]
+           "register_family_id", "register_level", "register_task", "registered_ids"]
 
 # The id of any level by name: gym.make("gridsim/Level-v0", level="nav/four_rooms").
 LEVEL_ID = ID_NAMESPACE + "Level-v0"
@@ -120,6 +120,43 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     gym.register(id=env_id, max_episode_steps=max_episode_steps, kwargs={"level": level, **limit, **kwargs},
                  entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
+
+
+def register_task(env_id: str, task: type, *, overwrite: bool = False, **kwargs: Any) -> None:
+    """Register ``env_id`` for a Python task (a Minigrid ``MiniGridEnv`` subclass), as Minigrid registers its ids.
+
+    ``gymnasium.make(env_id)`` then makes one env of it (``gridsim.minigrid.python_tasks.PythonTaskEnv``)
+    and ``gymnasium.make_vec(env_id, num_envs=N)`` a batch (``PythonTaskVectorEnv``), each env
+    playing ``task(**kwargs)`` seed for seed (``kwargs``: the class's arguments and gridsim's
+    settings, as ``gridsim.make(task, **kwargs)`` sorts them). The class is checked now: one the
+    kernel cannot play is refused here, with a line saying why.
+
+    Raises:
+        InvalidArgumentError: ``env_id`` is already registered and ``overwrite`` is False, or the
+            kernel cannot play ``task``.
+
+    Example:
+        >>> import gymnasium as gym  # doctest: +SKIP
+        >>> gridsim.register_task("MyDoorKey-v0", MyDoorKey, size=6)  # doctest: +SKIP
+        >>> envs = gym.make_vec("MyDoorKey-v0", num_envs=64)  # doctest: +SKIP
+    """
+    from gridsim.minigrid.python_tasks import PythonTaskEnv, make_task_env, rule_of
+
+    rule_of(task)
+    if env_id in gym.registry:
+        if not as_flag(overwrite, "overwrite"):
+            what = "a built-in gridsim id" if env_id in _builtin_ids else "already registered"
+            raise InvalidArgumentError(f"{env_id!r} is {what}; pass overwrite=True to replace it")
+        del gym.registry[env_id]
+        ALIASES.pop(env_id, None)
+    name = kwargs.pop("name", env_id)
+    gym.register(id=env_id, kwargs={"task": task, "name": name, **kwargs}, entry_point=PythonTaskEnv,
+                 vector_entry_point=functools.partial(_task_batch, make_task_env))
+
+
+def _task_batch(make: Any, num_envs: int = 1, *, task: type, **kwargs: Any) -> Any:
+    # gym.make_vec's call: the spec's arguments and the caller's.
+    return make(task, num_envs, **kwargs)
 
 
 def registered_ids(aliases: bool = False) -> list[str]:

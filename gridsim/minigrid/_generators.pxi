@@ -586,3 +586,11 @@ cdef int gen_playground(World* w, const MgConfig* cfg) noexcept nogil:
         if place_obj(w, 0, 0, w.W, w.H, OBJ_KEY + t, c, 0, False, -1, &x, &y) < 0:
             return -1
     return 0
+
+
+cdef int gen_python(World* w, const MgConfig* cfg) noexcept nogil:
+    # A Python task: the class's _gen_grid runs in Python after the kernel's call and writes the
+    # world (gridsim.minigrid.python_tasks). Until then the row is an empty grid with the agent
+    # in its corner, so that the observation written meanwhile reads only cells of the grid.
+    set_agent(w, 0, 0, 0)
+    return 1

@@ -431,6 +431,9 @@ cdef class MinigridKernel(FieldViews):
             raise ValueError(f"agent_view_size must be odd, 3..{MAX_VIEW}")
         if not 0 <= self.cfg.gen < NUM_GENS:
             raise ValueError(f"unknown generator {self.cfg.gen}")
+        self.cfg.rule = cfg.get("rule", RULE_OF_GEN[self.cfg.gen])
+        if not 0 <= self.cfg.rule < NUM_RULES:
+            raise ValueError(f"unknown rule {self.cfg.rule}")
         self.obs_kind = state.obs_kind
         if not MG_OBS_VIEW <= self.obs_kind <= MG_OBS_RGB_FULL:
             raise ValueError(f"unknown observation kind {self.obs_kind}")
@@ -510,7 +513,7 @@ cdef class MinigridKernel(FieldViews):
 
     cdef inline MgStep step_context(self) noexcept nogil:
         cdef MgStep c
-        c.rule = RULE_OF_GEN[self.cfg.gen]
+        c.rule = self.cfg.rule
         c.max_steps = self.cfg.max_steps
         c.changed = True
         return c
@@ -543,7 +546,9 @@ cdef class MinigridKernel(FieldViews):
             w.task[k] = 0
         w.mission[0] = 0
         self.step_count[u] = 0
-        self.failed[u] = generate(&w, &self.cfg) < 0
+        k = generate(&w, &self.cfg)
+        self.failed[u] = k < 0
+        self.pending[u] = k > 0  # the world is Python's to write (a Python task: gridsim.minigrid.python_tasks)
         if self.cfg.babyai:
             # A BabyAI mission is its tokens; the mission slot counts the row's missions (so that
             # Python decodes only the rows whose count moved).

@@ -76,6 +76,7 @@ cdef int[4] DIR_DY = [0, 1, 0, -1]
 # What one id's generator and rules read (gridsim.minigrid.ids.MinigridSpec, compiled).
 cdef struct MgConfig:
     int gen             # GEN_* (the task table's, gridsim/minigrid/tasks.py)
+    int rule            # RULE_*: what a step does beyond moving (the task's, or a Python task's own)
     int W
     int H
     int max_steps       # Minigrid's max_steps (the reward's denominator when no limit is set)

@@ -194,7 +194,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                                        "it takes no mixer_seed")
         if not isinstance(env_name, str):
             raise InvalidArgumentError(f"env_name must be a Minigrid id, got {brief(env_name)}")
-        self.spec_row: MinigridSpec = spec_of(env_name)
+        self.spec_row: MinigridSpec = self._spec_of(env_name)
         check_choice(obs_type, "obs_type", OBS_TYPES)
         check_choice(mission_format, "mission_format", MISSION_FORMATS)
         if (isinstance(agent_view_size, bool) or not isinstance(agent_view_size, numbers.Integral)
@@ -240,7 +240,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                 mission = babyai.BabyAIMissionSpace() if mission_format == "str" else \
                     gym.spaces.Box(0, len(babyai.VOCABULARY) - 1, (babyai.MISSION_TOKENS,), np.uint8)
             else:
-                mission = MissionSpace(self.missions) if mission_format == "str" \
+                mission = self._mission_space() if mission_format == "str" \
                     else gym.spaces.Discrete(len(self.missions))
             self.single_observation_space = gym.spaces.Dict(
                 {"direction": gym.spaces.Discrete(4), "image": image, "mission": mission})
@@ -269,6 +269,14 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                 "direction": gym.spaces.MultiDiscrete(np.full(self.num_envs, 4)),
                 "image": batch_space(image, self.num_envs),  # obs_dtype's bounds (a bool image's too)
                 "mission": gym.spaces.Tuple((mission,) * self.num_envs)})
+
+    def _spec_of(self, env_name: str) -> MinigridSpec:
+        """The spec of the id the env plays (a Python task's env makes its own)."""
+        return spec_of(env_name)
+
+    def _mission_space(self) -> gym.spaces.Space:
+        """A row's mission space (``mission_format="str"``, a MiniGrid id): the id's missions."""
+        return MissionSpace(self.missions)
 
     # ------------------------------------------------------------------ seeds and observations
 

@@ -24,6 +24,7 @@ FIELDS = (
                                           "they track (gridsim.minigrid.babyai)"),
     Field("mission_tokens", np.uint8, ("U", "L"), "BabyAI: the mission as tokens (gridsim.minigrid.babyai)"),
     Field("failed", np.bool_, ("U",), "scratch: the last generation ran out of tries", saved=False),
+    Field("pending", np.bool_, ("U",), "scratch: the row awaits its world from Python (a Python task)", saved=False),
     Field("obs_dir", np.int64, ("U",), "the observation's direction"),
     Field("obs_mission", np.int16, ("U",), "the observation's mission index"),
     Field("obs_tokens", np.uint8, ("U", "L"), "BabyAI: the observation's mission tokens"),

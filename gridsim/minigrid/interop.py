@@ -36,14 +36,43 @@ from gridsim.errors import InvalidArgumentError
 from gridsim.minigrid.ids import MINIGRID_IDS, REFERENCE_IDS
 from gridsim.minigrid.world import COLOR_TO_IDX, OBJECT_TO_IDX, contents_code
 
-__all__ = ["contents_code", "env_kwargs_of", "state_of", "task_of"]
+__all__ = ["TASK_READERS", "contents_code", "env_kwargs_of", "state_of", "task_of"]
 
 
 def _pair(pos: Any) -> tuple[int, int]:
     return int(pos[0]), int(pos[1])
 
 
-def task_of(env: Any) -> tuple[int, ...]:
+def _balls(u: Any) -> tuple[int, ...]:
+    out = [len(u.obstacles)]
+    for ball in u.obstacles:
+        out.extend(_pair(ball.cur_pos))
+    return tuple(out)
+
+
+def _target(obj: Any) -> tuple[int, int]:
+    return OBJECT_TO_IDX[obj.type], COLOR_TO_IDX[obj.color]
+
+
+# What each rule's step reads of the env, in the kernel's task layout: (the attributes that say
+# an env keeps it, the reader). Minigrid's own steps read the same attributes.
+TASK_READERS: dict[str, tuple[tuple[str, ...], Any]] = {
+    "avoid_moving_balls": (("obstacles",), _balls),
+    "go_to_matching_object": (("success_pos", "failure_pos"), lambda u: (*_pair(u.success_pos),
+                                                                        *_pair(u.failure_pos))),
+    "put_target_near": (("move_type", "target_pos"), lambda u: (*_pair(u.target_pos), OBJECT_TO_IDX[u.move_type],
+                                                                COLOR_TO_IDX[u.moveColor])),
+    "done_next_to_target": (("target_pos",), lambda u: _pair(u.target_pos)),
+    "pick_up_target": (("obj",), lambda u: _target(u.obj)),
+    "open_target_door": (("door",), lambda u: _pair(u.door.cur_pos)),
+    "fetch_target": (("targetType", "targetColor"), lambda u: (OBJECT_TO_IDX[u.targetType],
+                                                               COLOR_TO_IDX[u.targetColor])),
+    "open_doors_in_order": (("red_door", "blue_door"), lambda u: (*_door_pos(u, u.red_door),
+                                                                   *_door_pos(u, u.blue_door))),
+}
+
+
+def task_of(env: Any, rule: str | None = None) -> tuple[int, ...]:
     """The generator's own episode data of a Minigrid env, in the kernel's ``task`` layout.
 
     Dynamic-Obstacles: the ball count, then each ball's ``(x, y)`` in the order of
@@ -54,30 +83,20 @@ def task_of(env: Any) -> tuple[int, ...]:
     BlockedUnlockPickup, KeyCorridor and ObstructedMaze: the object to pick up's type and colour
     (``obj``, the one object of its kind in the world); Unlock: the door's ``(x, y)``. Other ids
     keep nothing there (an empty tuple).
+
+    Args:
+        env: a Minigrid env (or its ``unwrapped``), read only.
+        rule: the step's rule (a name of ``gridsim.minigrid.tasks.RULES``): read what it reads
+            (:data:`TASK_READERS`). None: the first rule whose attributes the env has, in the
+            order above.
     """
     u = getattr(env, "unwrapped", env)
-    obstacles = getattr(u, "obstacles", None)
-    if obstacles is not None:
-        out = [len(obstacles)]
-        for ball in obstacles:
-            out.extend(_pair(ball.cur_pos))
-        return tuple(out)
-    if hasattr(u, "success_pos") and hasattr(u, "failure_pos"):
-        return (*_pair(u.success_pos), *_pair(u.failure_pos))
-    if hasattr(u, "move_type") and hasattr(u, "target_pos"):  # PutNear (before target_pos alone)
-        return (*_pair(u.target_pos), OBJECT_TO_IDX[u.move_type], COLOR_TO_IDX[u.moveColor])
-    if hasattr(u, "target_pos"):
-        return _pair(u.target_pos)
-    target = getattr(u, "obj", None)  # RoomGrid's object to pick up
-    if target is not None:
-        return OBJECT_TO_IDX[target.type], COLOR_TO_IDX[target.color]
-    door = getattr(u, "door", None)  # Unlock's door
-    if door is not None:
-        return _pair(door.cur_pos)
-    if hasattr(u, "targetType") and hasattr(u, "targetColor"):  # Fetch
-        return OBJECT_TO_IDX[u.targetType], COLOR_TO_IDX[u.targetColor]
-    if hasattr(u, "red_door") and hasattr(u, "blue_door"):
-        return (*_door_pos(u, u.red_door), *_door_pos(u, u.blue_door))
+    if rule is not None:
+        reader = TASK_READERS.get(rule)
+        return () if reader is None else reader[1](u)
+    for names, read in TASK_READERS.values():
+        if all(hasattr(u, name) and getattr(u, name) is not None for name in names):
+            return read(u)
     return ()
 
 

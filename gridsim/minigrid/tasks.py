@@ -86,6 +86,7 @@ class MinigridSpec:
             types of Minigrid's ``agent_pos`` and ``agent_dir`` (its task's ``agent_start``).
         reference: an id of Minigrid 3.2.0 (the reference its tests compare with); False for
             an id of gridsim's own.
+        rule: the rule its step applies, a name of :data:`RULES` ("": its task's).
     """
 
     name: str
@@ -98,6 +99,7 @@ class MinigridSpec:
     params: tuple[int | str, ...] = ()
     num_actions: int = 7
     reference: bool = True
+    rule: str = ""
 
     @property
     def task(self) -> Task:
@@ -131,7 +133,8 @@ class MinigridSpec:
         import gridsim.minigrid._kernel as _kernel
 
         params = tuple(_kernel.MINIGRID_OBJECTS[p] if isinstance(p, str) else p for p in self.params)
-        config = {"gen": _kernel.MINIGRID_GENERATORS[self.generator], "width": self.width, "height": self.height,
+        config = {"gen": _kernel.MINIGRID_GENERATORS[self.generator],
+                  "rule": _kernel.MINIGRID_RULES[self.rule or self.task.rule], "width": self.width, "height": self.height,
                   "max_steps": self.max_steps, "see_through_walls": int(self.see_through_walls),
                   "params": params, "num_missions": max(1, len(self.missions))}
         if self.babyai:
@@ -143,7 +146,7 @@ class MinigridSpec:
     @property
     def babyai(self) -> bool:
         """A BabyAI id: a mission made of instructions (``gridsim.minigrid.babyai``), objects with identity."""
-        return self.task.rule == "follow_instructions"
+        return (self.rule or self.task.rule) == "follow_instructions"
 
 
 @dataclass(frozen=True)
@@ -484,6 +487,9 @@ TASKS = (
            _levelgen("MiniBossLevel-v0", 5, 2, 2, 7, 25, LG_ALL),
            _levelgen("BossLevel-v0", 8, 3, 3, 18, 50, LG_ALL),
            _levelgen("BossLevelNoUnlock-v0", 8, 3, 3, 18, 0, LG_LOCATIONS | LG_UNBLOCKING)]),
+    # A Python task's (gridsim.minigrid.python_tasks): its class's _gen_grid runs in Python and writes the
+    # row; the kernel only starts the episode (an empty grid) and steps it with the class's rule.
+    _task("python", "reach_goal", "a MiniGridEnv subclass's own task, generated in Python", "", []),
 )
 TASK_OF = {t.name: t for t in TASKS}
 
@@ -508,6 +514,7 @@ def kernel_source() -> str:
     lines += [f"    NUM_GENS = {len(TASKS)}", "",
               "# The rules a step applies (gridsim.minigrid.tasks.RULES).", "cdef enum:"]
     lines += [f"    {rule} = {k}" for k, rule in enumerate(rules)]
+    lines += [f"    NUM_RULES = {len(RULES)}"]
     lines += ["", "# Each generator's rule.",
               f"cdef int[{len(TASKS)}] RULE_OF_GEN = [{', '.join(f'RULE_{t.rule.upper()}' for t in TASKS)}]", "", "",
               "cdef int generate(World* w, const MgConfig* cfg) noexcept nogil:",

@@ -1,0 +1,155 @@
+"""Python tasks (gridsim.minigrid.python_tasks): Minigrid classes that are not built in, played seed for seed.
+
+Each task runs against its own class: single env (the public side-by-side check,
+``gridsim.minigrid.checking.compare_with_class``) and vector env against Gymnasium's
+``SyncVectorEnv`` of the class in the three autoreset modes, on 1 and 2 threads (the family's
+differential harness: every output, every row's state and generator after every step).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("minigrid")
+
+import gridsim  # noqa: E402
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, KernelError  # noqa: E402
+from gridsim.minigrid.checking import TaskMismatch, compare_with_class  # noqa: E402
+from gridsim.minigrid.python_tasks import PythonTaskEnv, PythonTaskVectorEnv, rule_of  # noqa: E402
+
+from minigrid_harness import _compare_batch_obs, _compare_infos, _vector_loop, compare_state  # noqa: E402
+from python_task_classes import (  # noqa: E402
+    BigFetch,
+    DrawsOnceMore,
+    GoalAwayFromStart,
+    LockedRooms,
+    OwnReset,
+    OwnReward,
+    OwnStep,
+    PickUpNamed,
+)
+
+TASKS = [GoalAwayFromStart, LockedRooms, PickUpNamed, BigFetch]
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.__name__)
+def test_a_single_env_plays_its_class_seed_for_seed(task):
+    report = compare_with_class(task, seeds=range(10), steps=250)
+    assert report.steps == 2500 and report.resets > 10  # episodes ended and restarted unseeded
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep", "Disabled"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("task", TASKS[:3], ids=lambda t: t.__name__)
+def test_a_batch_plays_its_class_in_every_autoreset_mode(task, mode, threads):
+    num_envs, seed = 6, 11
+    ref = gym.vector.SyncVectorEnv([task] * num_envs, autoreset_mode=gym.vector.AutoresetMode(mode))
+    ours = gridsim.make(task, num_envs, autoreset_mode=mode, num_threads=threads)
+    ours.unwrapped.kernel.thread_min_units = 1  # the threads run at this size too
+    try:
+        out_ref, out_ours = ref.reset(seed=seed), ours.reset(seed=seed)
+        _compare_batch_obs(out_ref[0], out_ours[0], "reset")
+        _compare_infos(out_ref[1], out_ours[1], "reset")
+        for i in range(num_envs):
+            compare_state(ref.envs[i], ours.get_state(i), f"reset env {i}")
+        stats = _vector_loop(ref, ours, gym.vector.AutoresetMode(mode), seed, 150, "seek", task.__name__, True,
+                             np.random.default_rng(seed))
+    finally:
+        ref.close()
+        ours.close()
+    assert stats.episodes > 0
+
+
+def test_register_task_makes_single_and_vector_entry_points():
+    gridsim.register_task("test/GoalAwayFromStart-v0", GoalAwayFromStart, size=7, overwrite=True)
+    env = gym.make("test/GoalAwayFromStart-v0")
+    envs = gym.make_vec("test/GoalAwayFromStart-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                        autoreset_mode="SameStep")
+    try:
+        assert isinstance(env.unwrapped, PythonTaskEnv) and isinstance(envs, PythonTaskVectorEnv)
+        assert envs.env_name == "test/GoalAwayFromStart-v0" and envs.autoreset_mode.value == "SameStep"
+        ref = GoalAwayFromStart(size=7)
+        obs, _ = env.reset(seed=5)
+        want, _ = ref.reset(seed=5)
+        assert np.array_equal(obs["image"], want["image"]) and obs["mission"] == want["mission"]
+        batch, _ = envs.reset(seed=4)
+        assert np.array_equal(batch["image"][1], want["image"])  # env 1 of seed 4 is seed 5
+        assert envs.single_observation_space["image"].shape == (7, 7, 3)
+    finally:
+        env.close()
+        envs.close()
+    with pytest.raises(InvalidArgumentError, match="already registered"):
+        gridsim.register_task("test/GoalAwayFromStart-v0", GoalAwayFromStart)
+
+
+def test_the_class_takes_its_arguments_and_gridsim_its_settings():
+    envs = gridsim.make(GoalAwayFromStart, 2, size=10, agent_view_size=5, obs_type="image", num_threads=1)
+    try:
+        assert envs.single_observation_space.shape == (5, 5, 3)
+        assert envs.task_env.width == 10 and envs.max_episode_steps == 400
+        obs, _ = envs.reset(seed=0)
+        want, _ = GoalAwayFromStart(size=10, agent_view_size=5).reset(seed=1)
+        assert np.array_equal(obs[1], want["image"])
+    finally:
+        envs.close()
+
+
+@pytest.mark.parametrize("task, what", [(OwnReset, "overrides MiniGridEnv.reset"),
+                                        (OwnReward, "overrides MiniGridEnv._reward"),
+                                        (OwnStep, "step .* is its own")])
+def test_a_class_the_kernel_cannot_play_is_refused_in_one_line(task, what):
+    with pytest.raises(InvalidArgumentError, match=what) as info:
+        gridsim.make(task, 2)
+    message = str(info.value)
+    assert "\n" not in message and ("gridsim_rule" in message or "_gen_grid" in message)
+    with pytest.raises(InvalidArgumentError):
+        gridsim.register_task("test/Refused-v0", task)
+    assert "test/Refused-v0" not in gym.registry
+
+
+def test_rules_are_read_from_the_step_or_declared():
+    assert rule_of(GoalAwayFromStart) == "reach_goal"
+    assert rule_of(BigFetch) == "fetch_target"
+    assert rule_of(PickUpNamed) == "pick_up_target"
+    with pytest.raises(ArgumentTypeError):
+        rule_of(int)
+
+    class Unknown(PickUpNamed):
+        gridsim_rule = "follow_instructions"
+
+    with pytest.raises(InvalidArgumentError, match="the rules are"):
+        rule_of(Unknown)
+
+
+def test_the_side_by_side_check_catches_a_task_that_draws_differently():
+    ours = PythonTaskEnv(task=DrawsOnceMore)
+    with pytest.raises(TaskMismatch, match="generator's state") as info:
+        compare_with_class(GoalAwayFromStart, env=ours, seeds=[0], steps=5)
+    assert info.value.where == "seed 0 reset"
+
+
+def test_a_generator_that_raises_is_reported_and_the_row_waits_for_a_reset():
+    class Fails(GoalAwayFromStart):
+        calls = 0
+
+        def _gen_grid(self, width, height):
+            type(self).calls += 1
+            if type(self).calls == 3:
+                raise RuntimeError("no room")
+            super()._gen_grid(width, height)
+
+    envs = gridsim.make(Fails, 4)
+    try:
+        with pytest.raises(KernelError, match="env 2: Fails._gen_grid failed: RuntimeError: no room"):
+            envs.reset(seed=0)
+        envs.reset(seed=0)  # generates every row again
+        envs.step(np.zeros(4, np.int64))
+    finally:
+        envs.close()
+
+
+def test_missions_beyond_strings_are_refused():
+    with pytest.raises(InvalidArgumentError, match="mission_format"):
+        gridsim.make(GoalAwayFromStart, 2, mission_format="index")
