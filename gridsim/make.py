@@ -307,8 +307,9 @@ def _not_suggesting(name: str | None) -> Iterator[None]:
         raise fixed.with_traceback(e.__traceback__) from None
 
 
-def make(level: str | Path | Level | type | None = None, num_envs: int = 1, *, settings: Mapping[str, Any] | None = None,
-         level_directory: str | Path | None = None, family: str | None = None, **kwargs: Any) -> GridVectorEnv:
+def make(level: str | Path | Level | type | None = None, num_envs: int = 1, *,
+         settings: Mapping[str, Any] | None = None, level_directory: str | Path | None = None,
+         family: str | None = None, **kwargs: Any) -> GridVectorEnv:
     """A batched env of any level; ``gridsim.make_vec`` is the same function.
 
     ``level`` is a name (``"examples/maze:21"``, ``"roboman:StackRedOnGreen"``,
@@ -367,7 +368,7 @@ def make(level: str | Path | Level | type | None = None, num_envs: int = 1, *, s
             kwargs["settings"] = flat
         return cast(GridVectorEnv, gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
                                                 **kwargs))
-    lvl, src = load_level(level, level_directory, family, allow_code=allow_code)
+    lvl, src = load_level(cast(Any, level), level_directory, family, allow_code=allow_code)
     return lvl.make_env(num_envs, settings=flat, source=src, **kwargs)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
@@ -150,7 +150,7 @@ def register_task(env_id: str, task: type, *, overwrite: bool = False, **kwargs:
         del gym.registry[env_id]
         ALIASES.pop(env_id, None)
     name = kwargs.pop("name", env_id)
-    gym.register(id=env_id, kwargs={"task": task, "name": name, **kwargs}, entry_point=PythonTaskEnv,
+    gym.register(id=env_id, kwargs={"task": task, "name": name, **kwargs}, entry_point=cast(Any, PythonTaskEnv),
                  vector_entry_point=functools.partial(_task_batch, make_task_env))
 
 

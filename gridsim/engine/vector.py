@@ -943,7 +943,7 @@ class GridVectorEnv(VectorEnv):
     # ---------------------------------------------------------- pickle / copy
 
     # Attributes set after construction that a copy takes over as they are.
-    _PICKLED_ATTRS = ("level_def", "level_values", "level_source", "max_episode_steps", "_np_random",
+    _PICKLED_ATTRS: tuple[str, ...] = ("level_def", "level_values", "level_source", "max_episode_steps", "_np_random",
                       "_np_random_seed", "action_space", "single_action_space")
 
     @synchronized

@@ -186,6 +186,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         mission_format: str = "str",
         max_episode_steps: int | None = None,
         obs_dtype=None,
+        spec: MinigridSpec | None = None,
         **common: Any,
     ):
         super().__init__(num_envs=num_envs, obs_dtype=obs_dtype, **common)
@@ -194,7 +195,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                                        "it takes no mixer_seed")
         if not isinstance(env_name, str):
             raise InvalidArgumentError(f"env_name must be a Minigrid id, got {brief(env_name)}")
-        self.spec_row: MinigridSpec = self._spec_of(env_name)
+        self.spec_row: MinigridSpec = self._spec_of(env_name) if spec is None else _variant(spec)
         check_choice(obs_type, "obs_type", OBS_TYPES)
         check_choice(mission_format, "mission_format", MISSION_FORMATS)
         if (isinstance(agent_view_size, bool) or not isinstance(agent_view_size, numbers.Integral)
@@ -695,6 +696,22 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         held = "nothing" if carried is None else f"{COLOR_NAMES[carried[1]]} {OBJECT_NAMES[carried[0]]}"
         return (pprint_cells(s["grid"], s["agent_pos"], s["agent_dir"], dir_letters=">v<^")
                 + f"\n{s['mission']}  step {s['step_count']}  carrying {held}\n")
+
+
+def _variant(spec: Any) -> MinigridSpec:
+    """A variant of an id (``spec=``): a MinigridSpec of a task the kernel has, of a size it can hold."""
+    if not isinstance(spec, MinigridSpec):
+        raise InvalidArgumentError(f"spec must be a MinigridSpec (dataclasses.replace(spec_of(id), ...)), got "
+                                   f"{brief(spec)}")
+    if not spec.task.ids or spec.babyai:
+        raise InvalidArgumentError(f"spec: the task {spec.generator!r} has no variants (a Python task's or BabyAI's)")
+    for name in ("width", "height", "max_steps"):
+        value = getattr(spec, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 3 <= value <= (255 if name != "max_steps"
+                                                                                          else 0x7FFFFFFF):
+            raise InvalidArgumentError(f"spec.{name} must be an int in 3..{255 if name != 'max_steps' else 2**31 - 1}, "
+                                       f"got {brief(value)}")
+    return spec
 
 
 def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVectorEnv):

@@ -37,7 +37,6 @@ import gymnasium as gym
 import numpy as np
 
 import gridsim._core as _core
-import gridsim.minigrid._kernel as _kernel
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import COMMON_SETTINGS, accepts_settings, internal_arguments
 from gridsim.errors import ArgumentTypeError, InvalidArgumentError, KernelError
@@ -114,7 +113,7 @@ def rule_of(cls: type) -> str:
         if declared not in TASK_RULES:
             raise InvalidArgumentError(f"{cls.__name__}.gridsim_rule is {declared!r}; the rules are: {rules}")
         return str(declared)
-    step = _qualified(cls.step)
+    step = _qualified(inspect.getattr_static(cls, "step"))
     if step not in MINIGRID_STEPS:
         raise InvalidArgumentError(
             f"{cls.__name__}'s step ({step}) is its own: gridsim plays it if it is one of the kernel's rules, declared "
@@ -157,7 +156,7 @@ class PythonTaskVectorEnv(MinigridVectorEnv):
 
     SETTINGS = {k: v for k, v in MinigridVectorEnv.SETTINGS.items()
                 if k not in ("env_name", "agent_view_size", "see_through_walls", "max_steps")}
-    _PICKLED_ATTRS = (*MinigridVectorEnv._PICKLED_ATTRS, "missions", "_mission_ids")
+    _PICKLED_ATTRS: tuple[str, ...] = (*MinigridVectorEnv._PICKLED_ATTRS, "missions", "_mission_ids")
     task_class: type
     task_env: Any  # the instance whose _gen_grid makes every row's worlds
     task_rule: str
@@ -328,6 +327,6 @@ class PythonTaskEnv(MinigridEnv):
 
 
 def make_task_env(task: type, num_envs: int = 1, **kwargs: Any) -> PythonTaskVectorEnv:
-    """``gridsim.make(task, num_envs, **kwargs)``: the batch of a Python task (:func:`split_kwargs` sorts ``kwargs``)."""
+    """``gridsim.make(task, num_envs, **kwargs)``: a Python task's batch (:func:`split_kwargs` sorts ``kwargs``)."""
     ours, theirs = split_kwargs(kwargs)
     return PythonTaskVectorEnv(num_envs, task=task, task_kwargs=theirs, **ours)

@@ -134,7 +134,8 @@ class MinigridSpec:
 
         params = tuple(_kernel.MINIGRID_OBJECTS[p] if isinstance(p, str) else p for p in self.params)
         config = {"gen": _kernel.MINIGRID_GENERATORS[self.generator],
-                  "rule": _kernel.MINIGRID_RULES[self.rule or self.task.rule], "width": self.width, "height": self.height,
+                  "rule": _kernel.MINIGRID_RULES[self.rule or self.task.rule], "width": self.width,
+                  "height": self.height,
                   "max_steps": self.max_steps, "see_through_walls": int(self.see_through_walls),
                   "params": params, "num_missions": max(1, len(self.missions))}
         if self.babyai:

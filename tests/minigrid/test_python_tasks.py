@@ -14,11 +14,6 @@ import pytest
 
 pytest.importorskip("minigrid")
 
-import gridsim  # noqa: E402
-from gridsim.errors import ArgumentTypeError, InvalidArgumentError, KernelError  # noqa: E402
-from gridsim.minigrid.checking import TaskMismatch, compare_with_class  # noqa: E402
-from gridsim.minigrid.python_tasks import PythonTaskEnv, PythonTaskVectorEnv, rule_of  # noqa: E402
-
 from minigrid_harness import _compare_batch_obs, _compare_infos, _vector_loop, compare_state  # noqa: E402
 from python_task_classes import (  # noqa: E402
     BigFetch,
@@ -30,6 +25,11 @@ from python_task_classes import (  # noqa: E402
     OwnStep,
     PickUpNamed,
 )
+
+import gridsim  # noqa: E402
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, KernelError  # noqa: E402
+from gridsim.minigrid.checking import TaskMismatch, compare_with_class  # noqa: E402
+from gridsim.minigrid.python_tasks import PythonTaskEnv, PythonTaskVectorEnv, rule_of  # noqa: E402
 
 TASKS = [GoalAwayFromStart, LockedRooms, PickUpNamed, BigFetch]
 
@@ -153,3 +153,24 @@ def test_a_generator_that_raises_is_reported_and_the_row_waits_for_a_reset():
 def test_missions_beyond_strings_are_refused():
     with pytest.raises(InvalidArgumentError, match="mission_format"):
         gridsim.make(GoalAwayFromStart, 2, mission_format="index")
+
+
+@pytest.mark.parametrize("name, size, task_class", [("MiniGrid-DoorKey-8x8-v0", 12, "DoorKeyEnv"),
+                                                     ("MiniGrid-Empty-Random-5x5-v0", 11, "EmptyEnv")])
+def test_a_variant_of_a_built_in_id_is_a_spec_and_plays_minigrids_class_of_that_size(name, size, task_class):
+    import dataclasses
+
+    import minigrid.envs
+
+    from gridsim.minigrid import spec_of
+    from gridsim.minigrid.env import MinigridEnv
+
+    spec = spec_of(name)
+    variant = dataclasses.replace(spec, name=f"{name}-{size}", width=size, height=size,
+                                  max_steps=spec.max_steps // (spec.width * spec.height) * size * size)
+    kwargs = {"size": size} if task_class == "DoorKeyEnv" else {"size": size, "agent_start_pos": None}
+    env = MinigridEnv(spec=variant)
+    report = compare_with_class(getattr(minigrid.envs, task_class), env=env, seeds=range(4), steps=200, **kwargs)
+    assert report.steps == 800
+    with pytest.raises(InvalidArgumentError, match="spec.width"):
+        gridsim.make(f"gridsim/{name}", 1, spec=dataclasses.replace(spec, width=2))
