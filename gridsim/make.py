@@ -307,7 +307,7 @@ def _not_suggesting(name: str | None) -> Iterator[None]:
         raise fixed.with_traceback(e.__traceback__) from None
 
 
-def make(level: str | Path | Level | type | None = None, num_envs: int = 1, *,
+def make(level: str | Path | Level | type | Any | None = None, num_envs: int = 1, *,
          settings: Mapping[str, Any] | None = None, level_directory: str | Path | None = None,
          family: str | None = None, **kwargs: Any) -> GridVectorEnv:
     """A batched env of any level; ``gridsim.make_vec`` is the same function.
@@ -318,7 +318,8 @@ def make(level: str | Path | Level | type | None = None, num_envs: int = 1, *,
     or Minigrid's ``"MiniGrid-DoorKey-8x8-v0"``: :func:`gridsim.levels.lookup.gridsim_id`), which
     makes the id's env as registered, ``gymnasium.make_vec(id, num_envs)``, or a Python task: a
     subclass of Minigrid's ``MiniGridEnv``, played seed for seed (``kwargs``: its constructor's
-    arguments and gridsim's settings; ``gridsim.minigrid.python_tasks``). The family comes from
+    arguments and gridsim's settings; ``gridsim.minigrid.python_tasks``), or a compiled task
+    (``gridsim.minigrid.compiled.task``). The family comes from
     the name or the level's ``family`` setting; the settings a level file writes
     (``max_episode_steps``, ``obs_type``, ``actions``, ``alphabet``, ``view_size``) are defaults
     that ``settings`` and ``kwargs`` override.
@@ -340,6 +341,10 @@ def make(level: str | Path | Level | type | None = None, num_envs: int = 1, *,
         from gridsim.minigrid.python_tasks import make_task_env
 
         return make_task_env(level, num_envs, **({} if settings is None else {"settings": settings}), **kwargs)
+    from gridsim.minigrid.compiled import CompiledTask
+
+    if isinstance(level, CompiledTask):
+        return level.make_env(num_envs, **({} if settings is None else {"settings": settings}), **kwargs)
     flat = flatten_args(settings) if settings is not None else {}
     allow_code = _allow_code(flat, kwargs)
     for alias, name in RESERVED_ALIASES.items():

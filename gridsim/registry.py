@@ -122,8 +122,11 @@ def register_level(env_id: str, level: str, max_episode_steps: int | None = None
                  entry_point=LEVEL_ENTRY_POINT, vector_entry_point=LEVEL_VECTOR_ENTRY_POINT)
 
 
-def register_task(env_id: str, task: type, *, overwrite: bool = False, **kwargs: Any) -> None:
+def register_task(env_id: str, task: Any, *, overwrite: bool = False, **kwargs: Any) -> None:
     """Register ``env_id`` for a Python task (a Minigrid ``MiniGridEnv`` subclass), as Minigrid registers its ids.
+
+    ``task`` may also be a compiled task (``gridsim.minigrid.compiled.task``); ``kwargs`` are then
+    gridsim's settings.
 
     ``gymnasium.make(env_id)`` then makes one env of it (``gridsim.minigrid.python_tasks.PythonTaskEnv``)
     and ``gymnasium.make_vec(env_id, num_envs=N)`` a batch (``PythonTaskVectorEnv``), each env
@@ -140,9 +143,12 @@ def register_task(env_id: str, task: type, *, overwrite: bool = False, **kwargs:
         >>> gridsim.register_task("MyDoorKey-v0", MyDoorKey, size=6)  # doctest: +SKIP
         >>> envs = gym.make_vec("MyDoorKey-v0", num_envs=64)  # doctest: +SKIP
     """
+    from gridsim.minigrid.compiled import CompiledTask, CompiledTaskEnv
     from gridsim.minigrid.python_tasks import PythonTaskEnv, make_task_env, rule_of
 
-    rule_of(task)
+    compiled = isinstance(task, CompiledTask)
+    if not compiled:
+        rule_of(task)
     if env_id in gym.registry:
         if not as_flag(overwrite, "overwrite"):
             what = "a built-in gridsim id" if env_id in _builtin_ids else "already registered"
@@ -150,13 +156,17 @@ def register_task(env_id: str, task: type, *, overwrite: bool = False, **kwargs:
         del gym.registry[env_id]
         ALIASES.pop(env_id, None)
     name = kwargs.pop("name", env_id)
+    if compiled:
+        gym.register(id=env_id, kwargs={"task": task, **kwargs}, entry_point=cast(Any, CompiledTaskEnv),
+                     vector_entry_point=functools.partial(_task_batch, None))
+        return
     gym.register(id=env_id, kwargs={"task": task, "name": name, **kwargs}, entry_point=cast(Any, PythonTaskEnv),
                  vector_entry_point=functools.partial(_task_batch, make_task_env))
 
 
-def _task_batch(make: Any, num_envs: int = 1, *, task: type, **kwargs: Any) -> Any:
-    # gym.make_vec's call: the spec's arguments and the caller's.
-    return make(task, num_envs, **kwargs)
+def _task_batch(make: Any, num_envs: int = 1, *, task: Any, **kwargs: Any) -> Any:
+    # gym.make_vec's call: the spec's arguments and the caller's (make None: a compiled task's own).
+    return task.make_env(num_envs, **kwargs) if make is None else make(task, num_envs, **kwargs)
 
 
 def registered_ids(aliases: bool = False) -> list[str]:

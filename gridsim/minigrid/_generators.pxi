@@ -594,3 +594,5 @@ cdef int gen_python(World* w, const MgConfig* cfg) noexcept nogil:
     # in its corner, so that the observation written meanwhile reads only cells of the grid.
     set_agent(w, 0, 0, 0)
     return 1
+
+

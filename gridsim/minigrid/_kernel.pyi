@@ -19,6 +19,7 @@ MINIGRID_MISSION_TOKENS: int  # a BabyAI mission's tokens
 MINIGRID_BABYAI_LAYOUT: dict[str, int]  # where the instruction state's parts lie (gridsim.minigrid.babyai)
 MINIGRID_GENERATORS: dict[str, int]  # task name -> GEN_* (generated from gridsim/minigrid/tasks.py)
 MINIGRID_RULES: dict[str, int]  # rule name -> RULE_*
+MINIGRID_PRIMITIVES: dict[str, tuple[int, int]]  # a compiled task's primitives: name -> (address, int arguments)
 MINIGRID_TASKS_DIGEST: str  # of the task table the kernel was generated from
 MINIGRID_OBJECTS: dict[str, int]
 

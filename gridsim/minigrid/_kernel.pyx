@@ -28,6 +28,8 @@ include "_world.pxi"
 include "_generators.pxi"
 include "_roomgrid.pxi"
 include "_babyai.pxi"
+# What a compiled task's generator calls (gridsim.minigrid.compiled).
+include "_primitives.pxi"
 # The task table's generator and rule numbers and its dispatch (generated from gridsim/minigrid/tasks.py).
 include "_tasks.pxi"
 
@@ -432,6 +434,10 @@ cdef class MinigridKernel(FieldViews):
         if not 0 <= self.cfg.gen < NUM_GENS:
             raise ValueError(f"unknown generator {self.cfg.gen}")
         self.cfg.rule = cfg.get("rule", RULE_OF_GEN[self.cfg.gen])
+        # A compiled task's generator (its address; the task object the env holds keeps it alive).
+        self.cfg.fn = cfg.get("fn", 0)
+        if self.cfg.gen == GEN_COMPILED and self.cfg.fn == 0:
+            raise ValueError("a compiled task needs its generator's address")
         if not 0 <= self.cfg.rule < NUM_RULES:
             raise ValueError(f"unknown rule {self.cfg.rule}")
         self.obs_kind = state.obs_kind

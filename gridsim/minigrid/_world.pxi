@@ -77,6 +77,7 @@ cdef int[4] DIR_DY = [0, 1, 0, -1]
 cdef struct MgConfig:
     int gen             # GEN_* (the task table's, gridsim/minigrid/tasks.py)
     int rule            # RULE_*: what a step does beyond moving (the task's, or a Python task's own)
+    size_t fn           # a compiled task's generator: int fn(World*) (gridsim.minigrid.compiled)
     int W
     int H
     int max_steps       # Minigrid's max_steps (the reward's denominator when no limit is set)
@@ -100,6 +101,8 @@ cdef struct World:
     # state (_babyai.pxi).
     uint8_t* oid
     int16_t* bab
+    # A compiled task's RoomGrid (_primitives.pxi), set by gen_compiled for its generator only.
+    void* rooms
 
 
 cdef inline uint8_t* cell_at(World* w, int x, int y) noexcept nogil:

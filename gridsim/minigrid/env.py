@@ -226,7 +226,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
                 f"mission_format={mission_format!r} is not for {self.env_name}: a BabyAI id's missions are strings or "
                 "tokens, another id's strings or indices")
         kind, self._dict_obs = OBS_TYPES[obs_type]
-        config = {**self.spec_row.config, "view": self.agent_view_size,
+        config = {**self.spec_row.config, **self._kernel_config(), "view": self.agent_view_size,
                   "see_through_walls": int(self.see_through_walls)}
         self.state = MinigridState(self.num_envs, config, obs_kind=kind, autoreset_mode=self.kernel_autoreset,
                                    max_steps=self.max_episode_steps, events=self.record_events,
@@ -274,6 +274,10 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
     def _spec_of(self, env_name: str) -> MinigridSpec:
         """The spec of the id the env plays (a Python task's env makes its own)."""
         return spec_of(env_name)
+
+    def _kernel_config(self) -> dict[str, Any]:
+        """What the kernel reads beyond the spec's configuration (a compiled task's generator)."""
+        return {}
 
     def _mission_space(self) -> gym.spaces.Space:
         """A row's mission space (``mission_format="str"``, a MiniGrid id): the id's missions."""

@@ -491,6 +491,9 @@ TASKS = (
     # A Python task's (gridsim.minigrid.python_tasks): its class's _gen_grid runs in Python and writes the
     # row; the kernel only starts the episode (an empty grid) and steps it with the class's rule.
     _task("python", "reach_goal", "a MiniGridEnv subclass's own task, generated in Python", "", []),
+    # A compiled task's (gridsim.minigrid.compiled): a generator written in Python with the kernel's
+    # primitives, compiled to machine code; the kernel calls it at reset.
+    _task("compiled", "reach_goal", "a generator of gridsim's primitives, compiled", "", []),
 )
 TASK_OF = {t.name: t for t in TASKS}
 
