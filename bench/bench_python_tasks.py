@@ -1,4 +1,4 @@
-"""Time a Python task beside the built-in id it copies, and beside Minigrid running the same class.
+"""Time a task of your own beside the built-in id it copies, and beside Minigrid running the same class.
 
 Usage::
 
@@ -14,6 +14,9 @@ The task is DoorKey on an 8 x 8 grid written as a Minigrid class (``DoorKeyLike`
 ``python``
     ``gridsim.make(DoorKeyLike, N)``: the class's ``_gen_grid`` in Python at every reset, the
     kernel stepping (``gridsim.minigrid.python_tasks``).
+``compiled``
+    ``gridsim.make(doorkey_compiled, N)``: the same generator written with the kernel's primitives
+    and compiled by Numba (``gridsim.minigrid.compiled``); its compile time is in the summary.
 ``minigrid``
     ``SyncVectorEnv`` of ``--minigrid-envs`` ``DoorKeyLike`` envs: Minigrid itself.
 
@@ -45,7 +48,28 @@ class DoorKeyLike(DoorKeyEnv):
         super().__init__(size=8, **kwargs)
 
 
-def make(system: str, num_envs: int, minigrid_envs: int, max_steps: int):
+def compiled_doorkey(max_steps: int):
+    """DoorKeyEnv(size=8)._gen_grid written with the kernel's primitives, compiled by Numba."""
+    from gridsim.minigrid import compiled as gc
+
+    @gc.task(width=8, max_steps=max_steps, missions=("use the key to open the door and then get to the goal",))
+    def doorkey(w):
+        width, height = gc.width(w), gc.height(w)
+        gc.wall_rect(w, 0, 0, width, height)
+        gc.put(w, width - 2, height - 2, gc.GOAL, gc.GREEN, 0)
+        split = gc.rand_int(w, 2, width - 2)
+        gc.vert_wall(w, split, 0, height, gc.WALL, gc.GREY)
+        if gc.place_agent(w, 0, 0, split, height, 1, -1) < 0:
+            return -1
+        gc.put(w, split, gc.rand_int(w, 1, width - 2), gc.DOOR, gc.YELLOW, gc.LOCKED)
+        return 0 if gc.place_obj(w, 0, 0, split, height, gc.KEY, gc.YELLOW, 0, 0, -1) >= 0 else -1
+
+    return doorkey
+
+
+def make(system: str, num_envs: int, minigrid_envs: int, max_steps: int, compiled=None):
+    if system == "compiled":
+        return gridsim.make(compiled, num_envs, num_threads=1)
     if system == "builtin":
         return gym.make_vec("gridsim/MiniGrid-DoorKey-8x8-v0", num_envs=num_envs,
                             vectorization_mode="vector_entry_point", num_threads=1, max_episode_steps=max_steps)
@@ -77,10 +101,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--reset-calls", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--systems", nargs="+", default=["builtin", "python", "minigrid"])
+    ap.add_argument("--systems", nargs="+", default=["builtin", "compiled", "python", "minigrid"])
     ap.add_argument("--max-steps", type=int, default=640, help="the episodes' limit (DoorKey-8x8's: 640)")
     args = ap.parse_args()
-    envs = {s: make(s, args.num_envs, args.minigrid_envs, args.max_steps) for s in args.systems}
+    compiled = compiled_doorkey(args.max_steps) if "compiled" in args.systems else None
+    envs = {s: make(s, args.num_envs, args.minigrid_envs, args.max_steps, compiled) for s in args.systems}
     best: dict[str, dict] = {}
     rng = np.random.default_rng(0)
     for r in range(args.rounds):
@@ -92,9 +117,14 @@ def main() -> None:
             b["us_per_env_reset"] = min(b["us_per_env_reset"], out["us_per_env_reset"])
             b["env_steps_per_s"] = max(b["env_steps_per_s"], out["env_steps_per_s"])
     summary: dict = {"system": "summary", "machine": platform.processor() or platform.machine(), "best": best}
-    if "python" in best and "builtin" in best:
-        summary["python_step_over_builtin"] = best["python"]["env_steps_per_s"] / best["builtin"]["env_steps_per_s"]
-        summary["python_reset_over_builtin"] = best["python"]["us_per_env_reset"] / best["builtin"]["us_per_env_reset"]
+    if compiled is not None:
+        summary["compile_seconds"] = compiled.compile_seconds
+    for system in ("python", "compiled"):
+        if system in best and "builtin" in best:
+            summary[f"{system}_step_over_builtin"] = (best[system]["env_steps_per_s"]
+                                                     / best["builtin"]["env_steps_per_s"])
+            summary[f"{system}_reset_over_builtin"] = (best[system]["us_per_env_reset"]
+                                                      / best["builtin"]["us_per_env_reset"])
     if "python" in best and "minigrid" in best:
         summary["python_step_over_minigrid"] = best["python"]["env_steps_per_s"] / best["minigrid"]["env_steps_per_s"]
         summary["minigrid_reset_over_python"] = (best["minigrid"]["us_per_env_reset"]

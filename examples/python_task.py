@@ -29,9 +29,9 @@ from gridsim.minigrid.checking import compare_with_class
 class TwoKeysTwoDoors(MiniGridEnv):
     """Open two locked doors, each with the key lying before it, and reach the goal."""
 
-    def __init__(self, size: int = 11, **kwargs):
+    def __init__(self, size: int = 11, max_steps: int | None = None, **kwargs):
         super().__init__(mission_space=MissionSpace(mission_func=lambda: "open both doors and get to the goal"),
-                         grid_size=size, max_steps=10 * size * size, **kwargs)
+                         grid_size=size, max_steps=max_steps or 10 * size * size, **kwargs)
 
     def _gen_grid(self, width, height):
         self.grid = Grid(width, height)
