@@ -44,8 +44,9 @@ def test_every_task_has_a_known_rule_and_ids_and_every_rule_a_task():
     names = [r.name for r in tasks.RULES]
     for task in tasks.TASKS:
         assert task.rule in names, f"gridsim/minigrid/tasks.py: task {task.name!r} has rule {task.rule!r}, not in RULES"
-        # Only the Python tasks' row has no id (its tasks are classes: gridsim.minigrid.python_tasks).
-        assert task.ids or task.name == "python", f"gridsim/minigrid/tasks.py: task {task.name!r} declares no ids"
+        # Only the rows of tasks of your own have no id (gridsim.minigrid.python_tasks and .compiled).
+        assert task.ids or task.name in ("python", "compiled"), \
+            f"gridsim/minigrid/tasks.py: task {task.name!r} declares no ids"
         assert all(spec.generator == task.name for spec in task.ids)
     unused = set(names) - {t.rule for t in tasks.TASKS}
     assert not unused, f"rules no task applies (gridsim/minigrid/tasks.py): {sorted(unused)}"
