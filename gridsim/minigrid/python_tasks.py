@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,7 +40,7 @@ import numpy as np
 import gridsim._core as _core
 from gridsim.engine.locking import synchronized
 from gridsim.engine.settings import COMMON_SETTINGS, accepts_settings, internal_arguments
-from gridsim.errors import ArgumentTypeError, InvalidArgumentError, KernelError
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError, KernelError
 from gridsim.minigrid.env import MinigridEnv, MinigridVectorEnv
 from gridsim.minigrid.interop import TASK_READERS
 from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
@@ -307,6 +308,41 @@ class PythonTaskVectorEnv(MinigridVectorEnv):
         return x, y, int(d)
 
     # ------------------------------------------------------------------ state
+
+    @synchronized
+    def state_dict(self) -> dict[str, Any]:
+        """:meth:`MinigridVectorEnv.state_dict`, with the task's missions as met (``missions``, JSON text)."""
+        out = super().state_dict()
+        out["missions"] = json.dumps(self.missions)
+        return out
+
+    @synchronized
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Load a state of :meth:`state_dict`; its ``missions`` become the batch's (its rows index them).
+
+        Raises:
+            InvalidStateError: no ``missions``, or not a JSON list of strings, or a row's mission
+                outside them; and whatever :meth:`GridVectorEnv.load_state_dict` refuses.
+        """
+        text: Any = state.get("missions") if isinstance(state, Mapping) else None
+        if isinstance(text, np.ndarray) and text.shape == () and text.dtype.kind == "U":
+            text = text.item()  # as numpy.load reads a string
+        try:
+            missions = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            missions = None
+        if not isinstance(missions, list) or not all(isinstance(m, str) for m in missions) \
+                or len(missions) > MAX_MISSIONS:
+            raise InvalidStateError("a Python task's state holds its missions: 'missions', a JSON list of strings "
+                                    "(state_dict())", field="missions")
+        self.state.config["num_missions"] = max(1, len(missions))  # the state's check of each row's index
+        try:
+            super().load_state_dict(state)
+        finally:
+            self.state.config["num_missions"] = MAX_MISSIONS
+        self.missions = list(missions)  # type: ignore[assignment]
+        self._mission_ids = {m: k for k, m in enumerate(missions)}
+        self._mission_cache = None
 
     @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[Any, dict]:

@@ -27,7 +27,7 @@ from python_task_classes import (  # noqa: E402
 )
 
 import gridsim  # noqa: E402
-from gridsim.errors import ArgumentTypeError, InvalidArgumentError, KernelError  # noqa: E402
+from gridsim.errors import ArgumentTypeError, InvalidArgumentError, InvalidStateError, KernelError  # noqa: E402
 from gridsim.minigrid.checking import TaskMismatch, compare_with_class  # noqa: E402
 from gridsim.minigrid.python_tasks import PythonTaskEnv, PythonTaskVectorEnv, rule_of  # noqa: E402
 
@@ -174,3 +174,30 @@ def test_a_variant_of_a_built_in_id_is_a_spec_and_plays_minigrids_class_of_that_
     assert report.steps == 800
     with pytest.raises(InvalidArgumentError, match="spec.width"):
         gridsim.make(f"gridsim/{name}", 1, spec=dataclasses.replace(spec, width=2))
+
+
+def test_a_batch_copies_saves_and_loads_with_its_missions(tmp_path):
+    import copy
+
+    envs = gridsim.make(PickUpNamed, 4)
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        envs.step(rng.integers(0, 7, 4))
+    state = envs.state_dict()
+    twin, loaded = copy.deepcopy(envs), gridsim.make(PickUpNamed, 4)
+    loaded.load_state_dict(state)
+    assert loaded.missions == envs.missions == twin.missions
+    for a in rng.integers(0, 7, (150, 4)):
+        out, out_twin, out_loaded = envs.step(a), twin.step(a), loaded.step(a)
+        for other in (out_twin, out_loaded):
+            assert np.array_equal(out[0]["image"], other[0]["image"]) and out[0]["mission"] == other[0]["mission"]
+            assert np.array_equal(out[1], other[1]) and np.array_equal(out[2], other[2])
+    bad = {**state, "missions": "[1]"}
+    with pytest.raises(InvalidStateError, match="missions"):
+        loaded.load_state_dict(bad)
+    few = {**state, "missions": "[]"}  # every row's mission index is then out of range
+    with pytest.raises(InvalidStateError):
+        loaded.load_state_dict(few)
+    for env in (envs, twin, loaded):
+        env.close()
