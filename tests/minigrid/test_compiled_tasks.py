@@ -113,3 +113,12 @@ def test_bad_arguments_and_code_numba_cannot_compile_are_refused():
         @gc.task(width=5, max_steps=10)
         def uses_python(w):
             return len(open("x").read())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CASES)
+def test_many_seeds_of_a_compiled_task_play_as_its_class(name):
+    _, cls, kwargs = CASES[name]
+    report = compare_with_class(cls, env=gc.CompiledTaskEnv(task=compiled(name)), seeds=range(100, 160), steps=300,
+                                **kwargs)
+    assert report.steps == 60 * 300

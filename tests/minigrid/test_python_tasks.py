@@ -201,3 +201,10 @@ def test_a_batch_copies_saves_and_loads_with_its_missions(tmp_path):
         loaded.load_state_dict(few)
     for env in (envs, twin, loaded):
         env.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.__name__)
+def test_many_seeds_play_as_the_class(task):
+    report = compare_with_class(task, seeds=range(100, 160), steps=300)
+    assert report.steps == 60 * 300
