@@ -32,6 +32,7 @@ from gridsim.minigrid import babyai
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.attributes import MINIGRID_ATTRIBUTES, MinigridAttributes, RowAttributes
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
+from gridsim.minigrid.tasks import TASK_OF as MINIGRID_TASKS
 from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
 from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
 from gridsim.minigrid.spaces import MissionSpace
@@ -703,18 +704,34 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
 
 
 def _variant(spec: Any) -> MinigridSpec:
-    """A variant of an id (``spec=``): a MinigridSpec of a task the kernel has, of a size it can hold."""
+    """A variant of an id (``spec=``), checked: what its task's generator plays exactly as Minigrid's class.
+
+    Its size is one of its task's ids' sizes, or (a task with ``min_size``) any square from that
+    to 255; its parameters, number of actions and rule are one of its ids'; its missions as many
+    as the id's (other strings); ``max_steps`` any positive int32.
+    """
     if not isinstance(spec, MinigridSpec):
         raise InvalidArgumentError(f"spec must be a MinigridSpec (dataclasses.replace(spec_of(id), ...)), got "
                                    f"{brief(spec)}")
-    if not spec.task.ids or spec.babyai:
-        raise InvalidArgumentError(f"spec: the task {spec.generator!r} has no variants (a Python task's or BabyAI's)")
-    for name in ("width", "height", "max_steps"):
-        value = getattr(spec, name)
-        if isinstance(value, bool) or not isinstance(value, int) or not 3 <= value <= (255 if name != "max_steps"
-                                                                                          else 0x7FFFFFFF):
-            raise InvalidArgumentError(f"spec.{name} must be an int in 3..{255 if name != 'max_steps' else 2**31 - 1}, "
-                                       f"got {brief(value)}")
+    task = MINIGRID_TASKS.get(spec.generator)
+    if task is None or not task.ids or spec.babyai:
+        raise InvalidArgumentError(f"spec: the task {spec.generator!r} has no variants (only MiniGrid ids' tasks do)")
+    if isinstance(spec.max_steps, bool) or not isinstance(spec.max_steps, int) or not 1 <= spec.max_steps < 2**31:
+        raise InvalidArgumentError(f"spec.max_steps must be an int in 1..{2**31 - 1}, got {brief(spec.max_steps)}")
+    sizes = {(s.width, s.height) for s in task.ids}
+    size = (spec.width, spec.height)
+    if size not in sizes and not (task.min_size and isinstance(spec.width, int) and not isinstance(spec.width, bool)
+                                  and spec.width == spec.height and task.min_size <= spec.width <= 255):
+        allowed = f"any square {task.min_size}..255 or " if task.min_size else ""
+        raise InvalidArgumentError(f"spec.width, spec.height: {size} is not a size of {task.name!r}: "
+                                   f"{allowed}{sorted(sizes)}")
+    own = {(tuple(s.params), s.num_actions, s.rule) for s in task.ids}
+    if (tuple(spec.params), spec.num_actions, spec.rule) not in own:
+        raise InvalidArgumentError(f"spec.params, num_actions and rule must be those of one of {task.name!r}'s ids "
+                                   f"({sorted((p, n) for p, n, _ in own)}), got {spec.params}, {spec.num_actions}")
+    counts = {len(s.missions) for s in task.ids}
+    if len(spec.missions) not in counts or not all(isinstance(m, str) for m in spec.missions):
+        raise InvalidArgumentError(f"spec.missions: {sorted(counts)} strings (the generator picks them by index)")
     return spec
 
 

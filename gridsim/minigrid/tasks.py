@@ -165,6 +165,9 @@ class Task:
         ids: the ids that play it, in registration order.
         agent_start: how its generator puts the agent (a key of :data:`AGENT_STARTS`), or a
             function of an id's ``params`` that says it.
+        min_size: a variant of its ids (``MinigridVectorEnv(spec=...)``) may have a square grid
+            of any size from this one to 255, and plays as Minigrid's class of that size; 0: only
+            its ids' sizes.
     """
 
     name: str
@@ -173,6 +176,7 @@ class Task:
     params: str
     ids: tuple[MinigridSpec, ...] = field(repr=False)
     agent_start: str | Callable[[tuple], str] = "placed"
+    min_size: int = 0
 
 
 # How a generator puts the agent, and the types Minigrid's env then holds: agent_pos until the
@@ -185,9 +189,11 @@ AGENT_STARTS = {
 
 
 def _task(name: str, rule: str, description: str | Callable[[tuple], str], params: str,
-          ids: Sequence[MinigridSpec], agent_start: str | Callable[[tuple], str] = "placed") -> Task:
+          ids: Sequence[MinigridSpec], agent_start: str | Callable[[tuple], str] = "placed",
+          min_size: int = 0) -> Task:
     # The ids are written without their task's name: each gets it here.
-    return Task(name, rule, description, params, tuple(replace(s, generator=name) for s in ids), agent_start)
+    return Task(name, rule, description, params, tuple(replace(s, generator=name) for s in ids), agent_start,
+                min_size)
 
 
 def _fixed_unless_random(params: tuple) -> str:
@@ -262,14 +268,15 @@ TASKS = (
           "p0: random start (Empty-Random-*)",
           [_square(f"MiniGrid-Empty-{'Random-' if rand else ''}{size}x{size}-v0", size, 4 * size * size, True, GOAL,
                    (rand,))
-           for size, rand in ((5, 0), (5, 1), (6, 0), (6, 1), (8, 0), (16, 0))], _fixed_unless_random),
+           for size, rand in ((5, 0), (5, 1), (6, 0), (6, 1), (8, 0), (16, 0))], _fixed_unless_random, min_size=5),
     _task("doorkey", "reach_goal", "pick up the key, unlock the door in the wall, reach the goal", "",
           [_square(f"MiniGrid-DoorKey-{size}x{size}-v0", size, 10 * size * size, False,
-                   ("use the key to open the door and then get to the goal",)) for size in (5, 6, 8, 16)]),
+                   ("use the key to open the door and then get to the goal",)) for size in (5, 6, 8, 16)], min_size=5),
     _task("fourrooms", "reach_goal", "reach the goal across four rooms joined by gaps", "",
           [_square("MiniGrid-FourRooms-v0", 19, 100, False, ("reach the goal",))]),
     _task("lavagap", "reach_goal", "reach the goal through the one gap in a column of lava", "",
-          [_square(f"MiniGrid-LavaGapS{size}-v0", size, 4 * size * size, False, LAVA) for size in (5, 6, 7)], "array"),
+          [_square(f"MiniGrid-LavaGapS{size}-v0", size, 4 * size * size, False, LAVA) for size in (5, 6, 7)], "array",
+          min_size=5),
     _task("crossing", "reach_goal",
           lambda p: f"reach the goal through the gaps of {p[0]} {'lava river' if p[1] == 'lava' else 'wall'}"
                     + ("s" if p[0] > 1 else ""),
@@ -304,7 +311,7 @@ TASKS = (
     _task("gotodoor", "done_next_to_target", "go next to the named door of four and signal done",
           "task: the target door (x, y); mission: its colour (COLOR_TO_IDX)",
           [_square(f"MiniGrid-GoToDoor-{size}x{size}-v0", size, 4 * size * size, True,
-                   tuple(f"go to the {c} door" for c in COLOR_NAMES)) for size in (5, 6, 8)]),
+                   tuple(f"go to the {c} door" for c in COLOR_NAMES)) for size in (5, 6, 8)], min_size=5),
     # RoomGrid ids (_roomgrid.pxi); then the MiniGridEnv ids of the spec's section 6.
     _task("unlock", "open_target_door", "pick up the key, open the locked door", "task: the locked door (x, y)",
           [_rooms("MiniGrid-Unlock-v0", 6, 1, 2, 8 * 36, ("open the door",))]),
@@ -347,19 +354,19 @@ TASKS = (
           [_square(f"MiniGrid-Fetch-{size}x{size}-N{n}-v0", size, 5 * size * size, True,
                    tuple(f"{syntax} {c} {t}" for syntax in FETCH_SYNTAX for t in OBJ_TYPES[:2] for c in COLOR_NAMES),
                    (n,))
-           for size, n in ((5, 2), (6, 2), (8, 3))]),
+           for size, n in ((5, 2), (6, 2), (8, 3))], min_size=5),
     _task("gotoobject", "done_next_to_target", "go next to the named object and signal done",
           "p0: numObjs; task: target_pos (x, y); mission: (0 key, 1 ball, 2 box) * 6 + colour",
           [_square(f"MiniGrid-GoToObject-{size}x{size}-N{n}-v0", size, 5 * size * size, True,
                    tuple(f"go to the {c} {t}" for t in OBJ_TYPES for c in COLOR_NAMES), (n,))
-           for size, n in ((6, 2), (8, 2))]),
+           for size, n in ((6, 2), (8, 2))], min_size=6),
     _task("putnear", "put_target_near", "put the named object down next to another",
           "p0: numObjs; task: target_pos (x, y), the object to move (OBJ_*, colour); "
           "mission: ((move type * 6 + colour) * 3 + target type) * 6 + colour",
           [_square(f"MiniGrid-PutNear-{size}x{size}-N{n}-v0", size, 5 * size, True,
                    tuple(f"put the {mc} {mt} near the {gc} {gt}"
                          for mt in OBJ_TYPES for mc in COLOR_NAMES for gt in OBJ_TYPES for gc in COLOR_NAMES), (n,))
-           for size, n in ((6, 2), (8, 3))]),
+           for size, n in ((6, 2), (8, 3))], min_size=6),
     _task("redbluedoors", "open_doors_in_order", "open the red door, then the blue one",
           "task: the red door (x, y), the blue door (x, y)",
           # A size x size room in a 2 size x size grid.

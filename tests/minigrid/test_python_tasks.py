@@ -208,3 +208,45 @@ def test_a_batch_copies_saves_and_loads_with_its_missions(tmp_path):
 def test_many_seeds_play_as_the_class(task):
     report = compare_with_class(task, seeds=range(100, 160), steps=300)
     assert report.steps == 60 * 300
+
+
+@pytest.mark.parametrize("name, size, task_class, kwargs", [
+    ("MiniGrid-LavaGapS5-v0", 9, "LavaGapEnv", {}),
+    ("MiniGrid-GoToDoor-5x5-v0", 11, "GoToDoorEnv", {}),
+    ("MiniGrid-Fetch-8x8-N3-v0", 10, "FetchEnv", {"numObjs": 3}),
+    ("MiniGrid-GoToObject-8x8-N2-v0", 10, "GoToObjectEnv", {"numObjs": 2}),
+    ("MiniGrid-PutNear-8x8-N3-v0", 9, "PutNearEnv", {"numObjs": 3}),
+])
+def test_every_resizable_task_plays_minigrids_class_at_a_new_size(name, size, task_class, kwargs):
+    import dataclasses
+
+    import minigrid.envs
+
+    from gridsim.minigrid import spec_of
+    from gridsim.minigrid.env import MinigridEnv
+
+    cls = getattr(minigrid.envs, task_class)
+    ref = cls(size=size, **kwargs)
+    spec = dataclasses.replace(spec_of(name), name=f"{name}-{size}", width=size, height=size,
+                               max_steps=int(ref.max_steps))
+    report = compare_with_class(cls, env=MinigridEnv(spec=spec), seeds=range(6), steps=150, size=size, **kwargs)
+    assert report.steps == 900
+
+
+def test_a_variant_outside_what_its_generator_plays_is_refused():
+    import dataclasses
+
+    from gridsim.minigrid import spec_of
+    from gridsim.minigrid.env import MinigridVectorEnv
+
+    fourrooms, fetch = spec_of("MiniGrid-FourRooms-v0"), spec_of("MiniGrid-Fetch-8x8-N3-v0")
+    for bad, what in ((dataclasses.replace(fourrooms, width=21, height=21), "not a size"),
+                      (dataclasses.replace(fetch, width=4, height=4), "not a size"),
+                      (dataclasses.replace(fetch, width=9, height=10), "not a size"),
+                      (dataclasses.replace(fetch, params=(40,)), "params"),
+                      (dataclasses.replace(fetch, missions=("one",)), "missions"),
+                      (dataclasses.replace(fetch, max_steps=0), "max_steps"),
+                      (spec_of("BabyAI-GoToLocal-v0"), "no variants"),
+                      ("MiniGrid-Fetch-8x8-N3-v0", "MinigridSpec")):
+        with pytest.raises(InvalidArgumentError, match=what):
+            MinigridVectorEnv(1, spec=bad)
