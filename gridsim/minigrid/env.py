@@ -32,12 +32,12 @@ from gridsim.minigrid import babyai
 from gridsim.minigrid.api import MinigridApi
 from gridsim.minigrid.attributes import MINIGRID_ATTRIBUTES, MinigridAttributes, RowAttributes
 from gridsim.minigrid.ids import COLOR_NAMES, MINIGRID_IDS, STATE_NAMES, MinigridSpec, description_of, spec_of
-from gridsim.minigrid.tasks import TASK_OF as MINIGRID_TASKS
 from gridsim.minigrid.render import MAX_ATLAS_TILE_SIZE, render_full
 from gridsim.minigrid.rng import from_numpy_state, to_numpy_state
 from gridsim.minigrid.spaces import MissionSpace
 from gridsim.minigrid.state import MinigridState
 from gridsim.minigrid.streams import EnvGenerators
+from gridsim.minigrid.tasks import TASK_OF as MINIGRID_TASKS
 from gridsim.minigrid.world import pprint_cells
 
 __all__ = ["FAMILY", "IMAGE_ID_COUNTS", "MinigridEnv", "MinigridVectorEnv", "OBS_TYPES"]
@@ -123,7 +123,8 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
 
     ``num_envs`` (N), ``env_name`` (a Minigrid id such as ``"MiniGrid-DoorKey-8x8-v0"``), ``obs_type``,
     ``agent_view_size``, ``see_through_walls``, ``tile_size``, ``mission_format``
-    (``gridsim.minigrid.interop.env_kwargs_of`` gives those of a live Minigrid env). ``render()`` (``rgb_array``) draws
+    (``gridsim.minigrid.interop.env_kwargs_of`` gives those of a live Minigrid env), ``spec`` (a variant of
+    an id: a changed copy of its ``MinigridSpec``, ``docs/python_tasks.md``). ``render()`` (``rgb_array``) draws
     each env as Minigrid's ``render()`` does, 32 pixels per cell.
 
     {settings}

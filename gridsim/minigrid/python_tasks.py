@@ -171,7 +171,10 @@ class PythonTaskVectorEnv(MinigridVectorEnv):
             raise InvalidArgumentError(f"mission_format={mission_format!r}: a Python task's missions are its strings "
                                        "(mission_format='str'); obs_type='image' leaves them out")
         task_kwargs = dict(task_kwargs or {})
-        instance = task(**task_kwargs)
+        try:
+            instance = task(**task_kwargs)
+        except Exception as e:  # the class's word on its arguments
+            raise InvalidArgumentError(f"{task.__name__}(**{task_kwargs!r}) raised {type(e).__name__}: {e}") from e
         self.task_class, self.task_env = task, instance
         self._task_kwargs = task_kwargs
         self._task_name = name or task.__name__

@@ -250,3 +250,8 @@ def test_a_variant_outside_what_its_generator_plays_is_refused():
                       ("MiniGrid-Fetch-8x8-N3-v0", "MinigridSpec")):
         with pytest.raises(InvalidArgumentError, match=what):
             MinigridVectorEnv(1, spec=bad)
+
+
+def test_arguments_the_class_refuses_are_a_gridsim_error():
+    with pytest.raises(InvalidArgumentError, match=r"GoalAwayFromStart\(\*\*\{'colour': 1\}\) raised TypeError"):
+        gridsim.make(GoalAwayFromStart, 2, colour=1)
