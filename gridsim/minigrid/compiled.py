@@ -115,12 +115,15 @@ class CompiledTask:
 
     Attributes:
         name: the task's name (``env_name``).
-        width, height: the grid.
+        width: the grid's width.
+        height: the grid's height.
         max_steps: truncated when the step count reaches it; the success reward's scale.
         missions: the missions; the generator picks one with ``set_mission(w, k)`` (default 0).
         rule: the step's rule (a name of ``gridsim.minigrid.tasks.RULES``); the generator sets
             what it reads with ``set_task``.
-        see_through_walls, agent_view_size, num_actions: as Minigrid's.
+        see_through_walls: the view shows every cell in range.
+        agent_view_size: the view's side.
+        num_actions: ``Discrete(num_actions)``.
         function: the Python function compiled.
         compile_seconds: how long Numba took.
     """
