@@ -509,7 +509,7 @@ def run_episode_program(data, cfg: dict, max_ops: int):
 
 FAST = settings(deadline=None, max_examples=100,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-THOROUGH = settings(deadline=None, max_examples=400,
+THOROUGH = settings(deadline=None, max_examples=200,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

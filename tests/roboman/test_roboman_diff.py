@@ -194,7 +194,7 @@ def test_single_env_conformance_past_end_sixty_steps():
 @pytest.mark.slow
 @pytest.mark.parametrize("past_end", [False, True])
 def test_single_env_conformance_many_episodes(past_end):
-    heights = _single_conformance(3600, past_end=past_end, seed0=20000 + 7 * past_end)
+    heights = _single_conformance(1800, past_end=past_end, seed0=20000 + 7 * past_end)
     assert (heights == 3).mean() > 0.2
 
 
@@ -629,7 +629,7 @@ def test_grid_obs_of_injected_states(state, actions, row):
 
 
 @pytest.mark.slow
-@settings(deadline=None, max_examples=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
 @given(state=states(), actions=ACTIONS, task=st.sampled_from(TASK_NAMES),
        max_steps=st.sampled_from([50, 1, 5, 20]))
 def test_injected_states_single_env_thoroughly(state, actions, task, max_steps):
