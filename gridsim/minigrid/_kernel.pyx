@@ -436,6 +436,7 @@ cdef class MinigridKernel(FieldViews):
         self.cfg.rule = cfg.get("rule", RULE_OF_GEN[self.cfg.gen])
         # A compiled task's generator (its address; the task object the env holds keeps it alive).
         self.cfg.fn = cfg.get("fn", 0)
+        self.cfg.num_missions = cfg.get("num_missions", 1)
         if self.cfg.gen == GEN_COMPILED and self.cfg.fn == 0:
             raise ValueError("a compiled task needs its generator's address")
         if not 0 <= self.cfg.rule < NUM_RULES:

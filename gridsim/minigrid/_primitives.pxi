@@ -12,12 +12,18 @@ cdef int gen_compiled(World* w, const MgConfig* cfg) noexcept nogil:
     # A compiled task: its generator, machine code calling the primitives below
     # (gridsim.minigrid.compiled), on this thread, without the GIL. Its RoomGrid, if it makes
     # one (room_grid), lives on this stack.
+    # A mission outside the task's is a failed generation (the env raises).
     cdef RoomGrid g
+    cdef int r
     g.rs = 0
     g.nr = 0
     g.nc = 0
     w.rooms = &g
-    return (<compiled_generator>cfg.fn)(w)
+    r = (<compiled_generator>cfg.fn)(w)
+    if not 0 <= w.mission[0] < cfg.num_missions:
+        w.mission[0] = 0  # the row's observation names a mission of the task until it is reset
+        return -1
+    return -1 if r < 0 else 0
 
 
 cdef int pr_width(World* w) noexcept nogil:
@@ -106,6 +112,12 @@ cdef int pr_wall_rect(World* w, int x, int y, int wd, int ht) noexcept nogil:
     return 0
 
 
+cdef inline bint pr_rectangle(World* w, int tx, int ty, int sx, int sy) noexcept nogil:
+    # A placement's rectangle holds a cell of the grid once its top is clipped to 0 as
+    # Minigrid's place_obj clips it (where it holds none, Minigrid's draw raises).
+    return sx > 0 and sy > 0 and imax(tx, 0) < w.W and imax(ty, 0) < w.H
+
+
 cdef int pr_place_obj(World* w, int tx, int ty, int sx, int sy, int obj, int color, int state,
                       int reject_next_to, int max_tries) noexcept nogil:
     # MiniGridEnv.place_obj(obj, top, size, reject_fn, max_tries): a cell drawn x then y until it
@@ -114,7 +126,7 @@ cdef int pr_place_obj(World* w, int tx, int ty, int sx, int sy, int obj, int col
     # no limit; Minigrid's RecursionError). Any other reject_fn: write Minigrid's loop with
     # rand_int and get.
     cdef int x, y
-    if sx <= 0 or sy <= 0 or not OBJ_EMPTY <= obj <= OBJ_LAVA:
+    if not pr_rectangle(w, tx, ty, sx, sy) or not OBJ_EMPTY <= obj <= OBJ_LAVA:
         return -1
     if place_obj(w, tx, ty, sx, sy, obj, color, state, reject_next_to != 0, max_tries, &x, &y) < 0:
         return -1
@@ -123,7 +135,7 @@ cdef int pr_place_obj(World* w, int tx, int ty, int sx, int sy, int obj, int col
 
 cdef int pr_place_agent(World* w, int tx, int ty, int sx, int sy, int rand_dir, int max_tries) noexcept nogil:
     # MiniGridEnv.place_agent(top, size, rand_dir, max_tries): 0, or -1 as place_obj.
-    if sx <= 0 or sy <= 0:
+    if not pr_rectangle(w, tx, ty, sx, sy):
         return -1
     return place_agent(w, tx, ty, sx, sy, rand_dir != 0, max_tries)
 

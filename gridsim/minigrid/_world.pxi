@@ -78,6 +78,7 @@ cdef struct MgConfig:
     int gen             # GEN_* (the task table's, gridsim/minigrid/tasks.py)
     int rule            # RULE_*: what a step does beyond moving (the task's, or a Python task's own)
     size_t fn           # a compiled task's generator: int fn(World*) (gridsim.minigrid.compiled)
+    int num_missions    # a compiled task's missions (its generator's set_mission is checked against them)
     int W
     int H
     int max_steps       # Minigrid's max_steps (the reward's denominator when no limit is set)

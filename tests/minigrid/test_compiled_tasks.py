@@ -122,3 +122,32 @@ def test_many_seeds_of_a_compiled_task_play_as_its_class(name):
     report = compare_with_class(cls, env=gc.CompiledTaskEnv(task=compiled(name)), seeds=range(100, 130), steps=300,
                                 **kwargs)
     assert report.steps == 30 * 300
+
+
+def test_primitives_refuse_what_would_leave_the_grid_and_missions_are_checked():
+    @gc.task(width=5, max_steps=10)
+    def outside(w):
+        gc.wall_rect(w, 0, 0, 5, 5)
+        if gc.put(w, 7, 1, gc.KEY, gc.RED, 0) != -1 or gc.set_agent(w, -1, 1, 0) != -1:
+            return -1
+        if gc.place_obj(w, 5, 0, 3, 3, gc.KEY, gc.RED, 0, 0, -1) != -1:  # a rectangle right of the grid
+            return -1
+        if gc.place_agent(w, 0, 9, 3, 3, 1, -1) != -1 or gc.room_add_door(w, 0, 0, 0, -1, 0) != -1:
+            return -1
+        gc.horz_wall(w, 3, 2, 10, gc.WALL, gc.GREY)  # cut at the grid's edge
+        return gc.place_agent(w, -3, -3, 5, 5, 1, -1)  # the top clipped to (0, 0), as Minigrid clips it
+
+    envs = gridsim.make(outside, 2)
+    envs.reset(seed=0)
+    assert envs.get_state(0)["grid"][4, 2, 0] == gc.WALL
+    envs.close()
+
+    @gc.task(width=5, max_steps=10, missions=("a", "b"))
+    def bad_mission(w):
+        gc.set_mission(w, 2)
+        return gc.place_agent(w, 1, 1, 3, 3, 1, -1)
+
+    envs = gridsim.make(bad_mission, 1)
+    with pytest.raises(KernelError, match="generator returned -1"):
+        envs.reset(seed=0)
+    envs.close()
