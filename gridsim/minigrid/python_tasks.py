@@ -176,7 +176,6 @@ class PythonTaskVectorEnv(MinigridVectorEnv):
         except Exception as e:  # the class's word on its arguments
             raise InvalidArgumentError(f"{task.__name__}(**{task_kwargs!r}) raised {type(e).__name__}: {e}") from e
         self.task_class, self.task_env = task, instance
-        self._task_kwargs = task_kwargs
         self._task_name = name or task.__name__
         self._generator = np.random.Generator(np.random.PCG64())
         self._object_classes: set[type] = set()  # Minigrid's own, as met
