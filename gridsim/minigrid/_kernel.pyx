@@ -10,6 +10,7 @@ is compiled here for it alone, with float64 rewards.
 
 cimport cython
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from gridsim.engine.kernel cimport EventBuf, Kernel
@@ -28,6 +29,8 @@ include "_world.pxi"
 include "_generators.pxi"
 include "_roomgrid.pxi"
 include "_babyai.pxi"
+# The BabyAI bot (gridsim.minigrid.bot).
+include "_babybot.pxi"
 # What a compiled task's generator calls (gridsim.minigrid.compiled).
 include "_primitives.pxi"
 # The task table's generator and rule numbers and its dispatch (generated from gridsim/minigrid/tasks.py).
@@ -51,6 +54,8 @@ MINIGRID_MAX_VIEW = MAX_VIEW
 MINIGRID_TASK_SLOTS = TASK_SLOTS
 MINIGRID_BABYAI_SLOTS = BAB_SLOTS
 MINIGRID_MISSION_TOKENS = MISSION_TOKENS
+MINIGRID_BOT_SLOTS = BOT_SLOTS
+MINIGRID_BOT_MAX_CELLS = BOT_MAX_CELLS
 # Where the instruction state's parts lie in a BabyAI env's slots (_babyai.pxi; gridsim.minigrid.babyai).
 MINIGRID_BABYAI_LAYOUT = {"header": BAB_HEADER, "node": BAB_NODE, "desc": BAB_DESC, "max_nodes": BAB_MAX_NODES,
                           "max_descs": BAB_MAX_DESCS, "max_set": BAB_MAX_SET, "next_oid": BAB_NEXT_OID,
@@ -488,6 +493,45 @@ cdef class MinigridKernel(FieldViews):
             raise ValueError(f"observation rows must hold {self.obs_size} bytes, got {rows.shape[1]}")
         self.obs_u8 = rows
 
+    def bot_replan(self, const int64_t[::1] taken, int64_t[::1] out, uint8_t[::1] fresh):
+        """One BabyAI bot replan per env (``gridsim.minigrid.bot.BabyAIBot.replan``).
+
+        ``taken[u]`` is the action env u took since the last call (-1: upstream's None, the
+        suggestion); ``out[u]`` gets the suggested action, or -1 where the bot has failed
+        (``bot[u, 1]`` says why); ``fresh[u]`` is set where the bot started on a new episode.
+        Runs on the kernel's threads without the GIL.
+        """
+        cdef BotJob job
+        cdef Py_ssize_t n = self.units
+        if not self.cfg.babyai:
+            raise ValueError("the BabyAI bot plays BabyAI ids only")
+        if self.cfg.W * self.cfg.H > BOT_MAX_CELLS:
+            raise ValueError(f"the bot plays grids of at most {BOT_MAX_CELLS} cells")
+        if taken.shape[0] != n or out.shape[0] != n or fresh.shape[0] != n:
+            raise ValueError(f"taken, out and fresh must have {n} rows")
+        job.kernel = <void*>self
+        job.taken = &taken[0]
+        job.out = &out[0]
+        job.fresh = &fresh[0]
+        job.no_memory = 0
+        with nogil:
+            if use_threads(self.num_threads, n, 2):
+                parallel_for(self.num_threads, n, chunk_units(n, self.num_threads, 16), bot_chunk, &job)
+            else:
+                bot_chunk(&job, 0, n)
+        if job.no_memory:
+            raise MemoryError("no memory for the bot's search")
+
+    cdef void bot_rows(self, BotJob* job, BotScratch* x, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+        cdef World w
+        cdef Py_ssize_t u
+        cdef int16_t* s
+        for u in range(lo, hi):
+            self.world(&w, u)
+            s = &self.bot[u, 0]
+            job.fresh[u] = s[BOT_LIVE] == BOT_FRESH
+            job.out[u] = bot_replan(&w, &self.cfg, s, x, <int>job.taken[u] if 0 <= job.taken[u] <= 6 else -1)
+
     cdef inline void world(self, World* w, Py_ssize_t u) noexcept nogil:
         w.cells = &self.grid[u, 0, 0, 0]
         w.W = self.cfg.W
@@ -557,6 +601,7 @@ cdef class MinigridKernel(FieldViews):
         self.failed[u] = k < 0
         self.pending[u] = k > 0  # the world is Python's to write (a Python task: gridsim.minigrid.python_tasks)
         if self.cfg.babyai:
+            self.bot[u, BOT_LIVE] = BOT_FRESH  # a new episode: the bot starts afresh at its next call
             # A BabyAI mission is its tokens; the mission slot counts the row's missions (so that
             # Python decodes only the rows whose count moved).
             write_mission(&w, &self.mission_tokens[u, 0])
@@ -801,6 +846,22 @@ cdef class MinigridKernel(FieldViews):
         reward[0] = rew
         c.changed = changed
         return term
+
+
+# ---------------------------------------------------------------- the bot's threads
+
+cdef void bot_chunk(void* arg, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    # Envs lo .. hi - 1 of a bot call, with one search scratch for the chunk.
+    cdef BotJob* job = <BotJob*>arg
+    cdef BotScratch* x = <BotScratch*>malloc(sizeof(BotScratch))
+    cdef Py_ssize_t u
+    if x == NULL:
+        gridsim_or_int(&job.no_memory, 1)
+        for u in range(lo, hi):
+            job.out[u] = -1
+        return
+    (<MinigridKernel>job.kernel).bot_rows(job, x, lo, hi)
+    free(x)
 
 
 # ---------------------------------------------------------------- numpy's generator, from Python

@@ -2,7 +2,8 @@
 
 Abbreviations: U envs, H x W the grid, T the generator's task slots (the kernel's
 ``MINIGRID_TASK_SLOTS``); for a BabyAI id C = H * W cells, B the instruction state's slots
-(``MINIGRID_BABYAI_SLOTS``) and L the mission's tokens (``MINIGRID_MISSION_TOKENS``), each 1
+(``MINIGRID_BABYAI_SLOTS``), L the mission's tokens (``MINIGRID_MISSION_TOKENS``) and P the bot's
+slots (``MINIGRID_BOT_SLOTS``), each 1
 for the other ids (which never read them). Cells hold Minigrid's own encoding (``MinigridState`` says how).
 """
 
@@ -23,6 +24,7 @@ FIELDS = (
     Field("babyai", np.int16, ("U", "B"), "BabyAI: the instructions, their verifier's state and the objects "
                                           "they track (gridsim.minigrid.babyai)"),
     Field("mission_tokens", np.uint8, ("U", "L"), "BabyAI: the mission as tokens (gridsim.minigrid.babyai)"),
+    Field("bot", np.int16, ("U", "P"), "BabyAI: the bot's plan and what it has seen (gridsim.minigrid.bot)"),
     Field("failed", np.bool_, ("U",), "scratch: the last generation ran out of tries", saved=False),
     Field("pending", np.bool_, ("U",), "scratch: the row awaits its world from Python (a Python task)", saved=False),
     Field("obs_dir", np.int64, ("U",), "the observation's direction"),

@@ -139,9 +139,9 @@ class MinigridState(BatchState):
 def _babyai_dims(config: Mapping[str, Any]) -> dict[str, int]:
     """The sizes of the BabyAI fields: cells, instruction slots, mission tokens (1 each for another id)."""
     if not config.get("babyai"):
-        return {"C": 1, "B": 1, "L": 1}
+        return {"C": 1, "B": 1, "L": 1, "P": 1}
     return {"C": config["width"] * config["height"], "B": _kernel.MINIGRID_BABYAI_SLOTS,
-            "L": _kernel.MINIGRID_MISSION_TOKENS}
+            "L": _kernel.MINIGRID_MISSION_TOKENS, "P": _kernel.MINIGRID_BOT_SLOTS}
 
 
 def _contents_ok(contents: np.ndarray) -> np.ndarray:

@@ -1,0 +1,103 @@
+"""The BabyAI bot for every env of a batch, in the kernel: ``BabyAIBot``.
+
+Minigrid's ``minigrid.utils.baby_ai_bot.BabyAIBot`` (3.2.0) is a planner over an env's privileged
+state: a stack of subgoals made from the instructions, the cells it has seen, breadth-first
+searches that prefer going straight. ``BabyAIBot(env).replan(actions_taken)`` here is that
+bot's ``replan(action_taken)`` for every env of a BabyAI batch in one call, action for action
+(docs/babyai_bot.md), on the kernel's threads without the GIL. Its state is part of the env's
+(``MinigridState.bot``): ``get_state``, ``set_state`` and checkpoints carry it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gridsim.errors import InvalidArgumentError
+
+__all__ = ["FAILURES", "BabyAIBot"]
+
+# Why an env's bot failed (MinigridState.bot[:, 1]; the kernel's BOT_FAIL_*).
+FAILURES = {
+    1: "a box was opened (upstream raises DisappearedBoxError)",
+    2: "upstream raises (an assertion of a subgoal, or a subgoal with no cell)",
+    3: "the search bound: more replans in one call than upstream would ever need",
+    4: "the bot's capacity: a deeper stack or more keys of a colour than it holds",
+    5: "a written state the bot cannot read",
+}
+
+
+class BabyAIBot:
+    """The BabyAI bot, batched: one suggested action per env and call.
+
+    Call :meth:`replan` once after every reset and every step, as upstream's bot is called once
+    per step: each call also replans for the action the env took. An env's bot starts afresh at
+    its first call after each reset (autoresets included), and fails for good, until its next
+    reset, where upstream's would raise; a failed env's action is -1 and :attr:`failure` says why.
+
+    Args:
+        env: a ``MinigridVectorEnv`` (or a wrapper of one) of a BabyAI id.
+
+    Example:
+        >>> import gridsim
+        >>> env = gridsim.make("BabyAI-GoToLocal-v0", num_envs=4)
+        >>> obs, info = env.reset(seed=0)
+        >>> bot = BabyAIBot(env)
+        >>> actions = bot.replan()
+        >>> obs, reward, terminated, truncated, info = env.step(actions)
+        >>> actions = bot.replan(actions)
+    """
+
+    def __init__(self, env: Any):
+        base = getattr(env, "unwrapped", env)
+        if not getattr(base, "is_babyai", False):
+            raise InvalidArgumentError(f"BabyAIBot plays a batch of a BabyAI id, got {type(base).__name__}"
+                                       f"{' of ' + str(base.spec_row.id) if hasattr(base, 'spec_row') else ''}")
+        self.env = base
+        self.num_envs = base.num_envs
+        self._out = np.empty(self.num_envs, np.int64)
+        self._fresh = np.zeros(self.num_envs, np.uint8)
+        self._none = np.full(self.num_envs, -1, np.int64)
+
+    def replan(self, actions_taken: Any = None) -> np.ndarray:
+        """The bot's suggested action for every env, after replanning for the actions taken.
+
+        Args:
+            actions_taken: (N,) the actions the envs took at the last step, or None: each took
+                the action suggested (upstream's ``replan(None)``). An entry of -1 is None for
+                that env. Ignored for an env whose bot starts afresh (after a reset).
+
+        Returns:
+            (N,) int64 actions 0..6 (6: done, the bot thinks the mission is accomplished), -1
+            where the env's bot has failed (see :attr:`failure`).
+        """
+        if actions_taken is None:
+            taken = self._none
+        else:
+            taken = np.asarray(actions_taken)
+            if taken.shape != (self.num_envs,) or not np.issubdtype(taken.dtype, np.integer):
+                raise InvalidArgumentError(f"actions_taken must be None or ({self.num_envs},) integers, got "
+                                           f"{taken.dtype} {taken.shape}")
+            if ((taken < -1) | (taken > 6)).any():
+                bad = int(np.flatnonzero((taken < -1) | (taken > 6))[0])
+                raise InvalidArgumentError(f"actions_taken must be -1 (None) or an action 0..6, got "
+                                           f"{int(taken[bad])} for env {bad}")
+            taken = np.ascontiguousarray(taken, np.int64)
+        self.env.kernel.bot_replan(taken, self._out, self._fresh)
+        return self._out.copy()
+
+    @property
+    def failed(self) -> np.ndarray:
+        """(N,) bool: the envs whose bot has failed in this episode."""
+        return self.env.state.bot[:, 0] == 2
+
+    @property
+    def failure(self) -> np.ndarray:
+        """(N,) int16: why each env's bot failed (0: it has not; else a key of ``FAILURES``)."""
+        return np.where(self.failed, self.env.state.bot[:, 1], 0).astype(np.int16)
+
+    @property
+    def started(self) -> np.ndarray:
+        """(N,) bool: the envs whose bot started afresh at the last call (a new episode)."""
+        return self._fresh.astype(bool)
