@@ -1,4 +1,4 @@
-"""The ``gridsim`` command: ``bench``, ``eval``, ``render``, ``list``, ``check`` and ``play``."""
+"""The ``gridsim`` command: ``bench``, ``eval``, ``render``, ``list``, ``check``, ``demos`` and ``play``."""
 
 from __future__ import annotations
 
@@ -454,6 +454,26 @@ def _check(args) -> int:
     return 1 if failed else 0
 
 
+def _demos(args) -> int:
+    from gridsim.minigrid.demos import record_demos
+
+    try:
+        summary = record_demos(args.id, args.episodes, args.out, dataset_id=args.dataset_id,
+                               num_envs=args.num_envs, seed=args.seed, observations=args.observations,
+                               overwrite=args.overwrite, progress=args.progress, num_threads=args.num_threads)
+    except OSError as e:  # a root that cannot be written, say
+        print(f"gridsim demos: error: {first_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"gridsim demos: interrupted; nothing was written under {args.out}", file=sys.stderr)
+        return 130
+    print(f"wrote {summary.path}: {summary.episodes} episodes, {summary.steps} steps of {summary.env_id} "
+          f"(seeds {summary.seeds[0]}..{summary.seeds[1]}, {summary.failed} left out where the bot failed), "
+          f"observations {summary.observations}, {summary.bytes / 1e6:.1f} MB in {summary.seconds:.1f} s")
+    print(f"open it with MINARI_DATASETS_PATH={summary.root} and minari.load_dataset({summary.dataset_id!r})")
+    return 0
+
+
 def _play(args) -> int:
     from gridsim.tools.play import run as play_run
 
@@ -581,6 +601,26 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("ids", nargs="*", type=level_argument, metavar="id",
                    help="registered ids, level names or level files, as gridsim eval takes them")
     c.set_defaults(fn=_check)
+    d = sub.add_parser("demos", help="the BabyAI bot's episodes of a BabyAI id, written as a Minari dataset")
+    d.add_argument("id", help="a BabyAI id, with or without gridsim/ (BabyAI-GoToLocal-v0; gridsim list BabyAI)")
+    d.add_argument("--episodes", type=int, required=True,
+                   help="episodes to write (episodes where the bot failed are left out and more are played)")
+    d.add_argument("--out", required=True, metavar="ROOT",
+                   help="the Minari datasets root to write under (MINARI_DATASETS_PATH when reading): the dataset "
+                        "is ROOT/DATASET_ID, written whole or not at all (pip install \"gridsim-vec[demos]\")")
+    d.add_argument("--dataset-id", default=None,
+                   help="the Minari dataset id, namespace/name-vN (default: gridsim/<id>/bot-v0)")
+    d.add_argument("--num-envs", type=int, default=256, help="envs in the batch (default: 256)")
+    d.add_argument("--seed", type=int, default=0, help="the first episode's seed; the j-th started is seeded "
+                                                      "SEED + j (default: 0)")
+    d.add_argument("--observations", default="all", choices=["all", "image", "image+tokens"],
+                   help="what each observation keeps: all (image, direction, mission string; the default), image "
+                        "(the image alone) or image+tokens (image, direction, mission tokens)")
+    d.add_argument("--overwrite", action="store_true", help="replace a Minari dataset already at ROOT/DATASET_ID")
+    d.add_argument("--num-threads", default="1", help="kernel threads, a count or 'auto' (default 1)")
+    d.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar of finished episodes, with tqdm (default: when stderr is a terminal)")
+    d.set_defaults(fn=_demos)
     p = sub.add_parser("play", help="play an env by hand (a window, or text in the terminal); --help lists the keys",
                        add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
@@ -589,6 +629,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench" and args.progress is None:
         args.progress = sys.stderr.isatty() and not args.json  # JSON lines share stderr
     if args.command == "eval":
+        if args.progress is None:
+            args.progress = sys.stderr.isatty()
+        try:
+            args.num_threads = int(args.num_threads)
+        except ValueError:
+            pass  # "auto", checked by the env
+    if args.command == "demos":
         if args.progress is None:
             args.progress = sys.stderr.isatty()
         try:

@@ -51,6 +51,8 @@ MODULES = [
     "gridsim.minigrid",
     "gridsim.minigrid.interop",
     "gridsim.minigrid.babyai",
+    "gridsim.minigrid.bot",
+    "gridsim.minigrid.demos",
     "gridsim.minigrid.python_tasks",
     "gridsim.minigrid.compiled",
     "gridsim.minigrid.checking",

@@ -798,6 +798,10 @@ cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, in
     b.wall[3] = 0
     if s[BOT_LIVE] == BOT_FAILED:
         return -1
+    if s[BOT_LIVE] == BOT_FRESH:
+        # A new bot on this episode: nothing seen, nothing planned (the instructions' subgoals below).
+        for k in range(BOT_STACK_AT):
+            s[k] = 0
     if not bot_state_ok(&b) or C > BOT_MAX_CELLS or not (0 <= w.agent[0] < w.W and 0 <= w.agent[1] < w.H):
         bot_fail(&b, BOT_FAIL_STATE)
         return -1
@@ -813,9 +817,6 @@ cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, in
     b.fwd = bot_cell(&b, b.fx, b.fy)
     b.carried = carried_of(w)
     if s[BOT_LIVE] == BOT_FRESH:
-        # A new bot on this episode: nothing seen, the instructions' subgoals.
-        for k in range(BOT_STACK_AT):
-            s[k] = 0
         s[BOT_LIVE] = BOT_PLANNING
         taken = -1
         if w.bab[BAB_NUM_NODES] > 0 and process_instr(&b, w.bab[BAB_ROOT], 0) < 0:

@@ -36,8 +36,11 @@ class BabyAIBot:
     its first call after each reset (autoresets included), and fails for good, until its next
     reset, where upstream's would raise; a failed env's action is -1 and :attr:`failure` says why.
 
+    Given a single env (``gym.make("gridsim/BabyAI-...")``), :meth:`replan` takes and returns one
+    action, as upstream's does.
+
     Args:
-        env: a ``MinigridVectorEnv`` (or a wrapper of one) of a BabyAI id.
+        env: a ``MinigridVectorEnv`` of a BabyAI id, a single env of one, or a wrapper of either.
 
     Example:
         >>> import gridsim
@@ -51,6 +54,9 @@ class BabyAIBot:
 
     def __init__(self, env: Any):
         base = getattr(env, "unwrapped", env)
+        self.single = hasattr(base, "unwrapped_vector")
+        if self.single:
+            base = base.unwrapped_vector
         if not getattr(base, "is_babyai", False):
             raise InvalidArgumentError(f"BabyAIBot plays a batch of a BabyAI id, got {type(base).__name__}"
                                        f"{' of ' + str(base.spec_row.id) if hasattr(base, 'spec_row') else ''}")
@@ -60,7 +66,7 @@ class BabyAIBot:
         self._fresh = np.zeros(self.num_envs, np.uint8)
         self._none = np.full(self.num_envs, -1, np.int64)
 
-    def replan(self, actions_taken: Any = None) -> np.ndarray:
+    def replan(self, actions_taken: Any = None) -> Any:
         """The bot's suggested action for every env, after replanning for the actions taken.
 
         Args:
@@ -70,8 +76,15 @@ class BabyAIBot:
 
         Returns:
             (N,) int64 actions 0..6 (6: done, the bot thinks the mission is accomplished), -1
-            where the env's bot has failed (see :attr:`failure`).
+            where the env's bot has failed (see :attr:`failure`); for a single env, one int.
         """
+        if self.single:
+            if actions_taken is not None:
+                actions_taken = np.asarray([actions_taken]).reshape(-1)
+            return int(self._replan(actions_taken)[0])
+        return self._replan(actions_taken)
+
+    def _replan(self, actions_taken: Any) -> np.ndarray:
         if actions_taken is None:
             taken = self._none
         else:

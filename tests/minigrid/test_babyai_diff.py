@@ -31,6 +31,7 @@ from minigrid.utils.baby_ai_bot import BabyAIBot  # noqa: E402
 from gridsim.errors import InvalidArgumentError  # noqa: E402
 from gridsim.minigrid import MINIGRID_IDS, _kernel  # noqa: E402
 from gridsim.minigrid.babyai import VOCABULARY, decode  # noqa: E402
+from gridsim.minigrid.bot import BabyAIBot as KernelBot  # noqa: E402
 from gridsim.minigrid.interop import state_of  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
@@ -148,7 +149,9 @@ def play(name: str, seed: int, steps: int, deviate: float = 0.1, bot: bool = Tru
     """Play ``name`` in both packages from ``reset(seed=seed)``, the reference's bot choosing actions.
 
     With probability ``deviate`` (or always, without ``bot``) a random action is taken instead,
-    and the bot replans from it. Raises :class:`minigrid_harness.Mismatch` at the first difference.
+    and the bot replans from it. gridsim's bot replans beside the reference's, from the same
+    action taken, and must suggest the same action, or fail where the reference's raises.
+    Raises :class:`minigrid_harness.Mismatch` at the first difference.
     """
     ref = gym.make(name)
     ours = gym.make("gridsim/" + name)
@@ -162,6 +165,8 @@ def play(name: str, seed: int, steps: int, deviate: float = 0.1, bot: bool = Tru
     def new_bot():
         return _bounded_bot(ref.unwrapped) if bot else None
 
+    kernel_bot = KernelBot(ours)
+
     try:
         with upstream_budget():
             out_ref = ref.reset(seed=seed)
@@ -172,10 +177,22 @@ def play(name: str, seed: int, steps: int, deviate: float = 0.1, bot: bool = Tru
         for t in range(1, steps + 1):
             suggested = None
             if expert is not None:
+                ours_suggested = kernel_bot.replan(last)
                 try:
                     suggested = expert.replan(last)
-                except Exception:  # the bot gives up on some layouts: act randomly for the episode
+                except BotGaveUp:  # past the reference's search budget: no comparison for the episode
                     expert = None
+                except Exception as error:  # the bot fails on some layouts: act randomly for the episode
+                    expert = None
+                    reason = int(kernel_bot.failure[0])
+                    if ours_suggested != -1 or reason != (1 if type(error).__name__ == "DisappearedBoxError" else 2):
+                        raise h.Mismatch(f"{where(t)}: the reference's bot raised {type(error).__name__}, "
+                                         f"gridsim's suggested {ours_suggested} (failure {reason})") from None
+                else:
+                    if ours_suggested != int(suggested):
+                        raise h.Mismatch(f"{where(t)}: the bots' actions differ: {int(suggested)} (reference, "
+                                         f"stack {expert.stack}), {ours_suggested} (gridsim, failure "
+                                         f"{int(kernel_bot.failure[0])})")
             a = int(suggested) if suggested is not None and rng.random() >= deviate else int(rng.integers(7))
             actions.append(a)
             with upstream_budget():
