@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,12 +175,14 @@ def record_demos(
     env = MinigridVectorEnv(min(int(num_envs), int(episodes)), env_name=name, mission_format="tokens",
                             autoreset_mode="disabled", num_threads=num_threads)
     try:
-        with _folder_beside(dest) as tmp, _sigterm_raises():
+        with _folder_beside(dest) as tmp, _signals_deferred() as check:
             writer = _Writer(tmp / _DATA, env, name, dataset_id, observations)
+            writer.check = check
             recorder = _Recorder(env, BabyAIBot(env), int(episodes), int(seed), observations, writer)
             with _progress_bar(progress, int(episodes), name) as bar:
-                recorder.run(bar)
+                recorder.run(bar, check)
             writer.finish(recorder)
+            check()
             _move_into_place(tmp, dest)
     finally:
         env.close()
@@ -308,8 +310,8 @@ class _Recorder:
         for r in rows.tolist():
             self.mission[r] = decode_row(obs["mission"][r])
 
-    def run(self, bar: Any) -> None:
-        """Play until ``episodes`` episodes are finished and handed to the writer."""
+    def run(self, bar: Any, check: Callable[[], None] = lambda: None) -> None:
+        """Play until ``episodes`` episodes are finished and handed to the writer; ``check()`` after every step."""
         env, bot = self.env, self.bot
         n = env.num_envs
         every = np.arange(n)
@@ -323,6 +325,7 @@ class _Recorder:
         t = 0
         max_failed = _MAX_FAILURES_PER_EPISODE * self.episodes + 100
         while (self.episode >= 0).any():
+            check()
             failed = suggested < 0
             actions = np.where(failed, 6, suggested)
             obs, rewards, terminations, truncations, _ = env.step(actions)
@@ -423,6 +426,7 @@ class _Writer:
         self.storage = storage
         self.pending: list[dict[str, Any]] = []
         self.pending_steps = 0
+        self.check: Callable[[], None] = lambda: None  # raises once a stop was asked for (_signals_deferred)
         self.episodes = self.steps = self.truncated = 0
 
     def add(self, episode: dict[str, Any]) -> None:
@@ -439,6 +443,7 @@ class _Writer:
         string = h5py.string_dtype(encoding="utf-8")
         with h5py.File(self.data_path / _MAIN_FILE, "a", track_order=True, libver=("v110", "latest")) as f:
             for episode in self.pending:
+                self.check()
                 length = len(episode["actions"])
                 group = f.create_group(f"episode_{self.episodes}")
                 group.attrs.update({"id": self.episodes, "seed": episode["seed"], "total_steps": length,
@@ -543,25 +548,39 @@ def _folder_bytes(path: Path) -> int:
 
 
 @contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises SystemExit(143) during the block (so the temporary folder goes), where Python would just die.
+def _signals_deferred() -> Iterator[Callable[[], None]]:
+    """Ctrl-C and SIGTERM stop the run at the next check the block makes (so the temporary folder goes).
 
-    Only in the main thread and where SIGTERM still has its default action: a handler of the
-    program's own is left alone.
+    A signal's exception raised wherever the interpreter happens to be (inside a library's
+    callback or finaliser, say) can be swallowed there; the handlers here only note the signal,
+    and the check raises KeyboardInterrupt (SIGINT) or SystemExit(143) (SIGTERM, where Python
+    would just die) between two steps of the batch. Only in the main thread, and only for a
+    signal whose handler is Python's default: a handler of the program's own is left alone.
     """
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None
         return
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    previous = {signum: signal.getsignal(signum) for signum in defaults}
+    ours = [signum for signum, handler in previous.items() if handler is defaults[signum]]
 
-    def stop(signum: int, frame: Any) -> None:
-        raise SystemExit(128 + signum)
+    def note(signum: int, frame: Any) -> None:
+        caught.append(signum)
 
-    signal.signal(signal.SIGTERM, stop)
+    def check() -> None:
+        if caught:
+            if caught[0] == signal.SIGINT:
+                raise KeyboardInterrupt
+            raise SystemExit(128 + caught[0])
+
+    for signum in ours:
+        signal.signal(signum, note)
     try:
-        yield
+        yield check
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for signum in ours:
+            signal.signal(signum, previous[signum])
 
 
 @contextlib.contextmanager
