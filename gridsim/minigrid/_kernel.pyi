@@ -17,7 +17,7 @@ MINIGRID_TASK_SLOTS: int
 MINIGRID_BABYAI_SLOTS: int  # a BabyAI env's instruction slots (gridsim.minigrid.babyai)
 MINIGRID_MISSION_TOKENS: int  # a BabyAI mission's tokens
 MINIGRID_BOT_SLOTS: int  # a BabyAI env's bot slots (gridsim.minigrid.bot)
-MINIGRID_BOT_MAX_CELLS: int  # the largest grid the bot plays
+MINIGRID_BOT_LAYOUT: dict[str, int]  # where the bot's state lies in its slots (gridsim.minigrid.bot)
 MINIGRID_BABYAI_LAYOUT: dict[str, int]  # where the instruction state's parts lie (gridsim.minigrid.babyai)
 MINIGRID_GENERATORS: dict[str, int]  # task name -> GEN_* (generated from gridsim/minigrid/tasks.py)
 MINIGRID_RULES: dict[str, int]  # rule name -> RULE_*

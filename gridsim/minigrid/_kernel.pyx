@@ -55,7 +55,10 @@ MINIGRID_TASK_SLOTS = TASK_SLOTS
 MINIGRID_BABYAI_SLOTS = BAB_SLOTS
 MINIGRID_MISSION_TOKENS = MISSION_TOKENS
 MINIGRID_BOT_SLOTS = BOT_SLOTS
-MINIGRID_BOT_MAX_CELLS = BOT_MAX_CELLS
+# Where the bot's state lies in a BabyAI env's slots (_babybot.pxi; gridsim.minigrid.bot).
+MINIGRID_BOT_LAYOUT = {"live": BOT_LIVE, "failure": BOT_FAILURE, "depth": BOT_DEPTH, "failed": BOT_FAILED,
+                       "max_depth": BOT_MAX_DEPTH, "last_failure": BOT_FAIL_STATE, "stack_at": BOT_STACK_AT,
+                       "subgoal": SG_SIZE, "max_cells": BOT_MAX_CELLS}
 # Where the instruction state's parts lie in a BabyAI env's slots (_babyai.pxi; gridsim.minigrid.babyai).
 MINIGRID_BABYAI_LAYOUT = {"header": BAB_HEADER, "node": BAB_NODE, "desc": BAB_DESC, "max_nodes": BAB_MAX_NODES,
                           "max_descs": BAB_MAX_DESCS, "max_set": BAB_MAX_SET, "next_oid": BAB_NEXT_OID,
@@ -506,7 +509,7 @@ cdef class MinigridKernel(FieldViews):
         if not self.cfg.babyai:
             raise ValueError("the BabyAI bot plays BabyAI ids only")
         if self.cfg.W * self.cfg.H > BOT_MAX_CELLS:
-            raise ValueError(f"the bot plays grids of at most {BOT_MAX_CELLS} cells")
+            raise ValueError(f"the bot plays grids of at most {BOT_MAX_CELLS} cells")  # (every BabyAI id's)
         if taken.shape[0] != n or out.shape[0] != n or fresh.shape[0] != n:
             raise ValueError(f"taken, out and fresh must have {n} rows")
         job.kernel = <void*>self

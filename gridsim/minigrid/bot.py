@@ -14,9 +14,12 @@ from typing import Any
 
 import numpy as np
 
+import gridsim.minigrid._kernel as _kernel
 from gridsim.errors import InvalidArgumentError
 
-__all__ = ["FAILURES", "BabyAIBot"]
+__all__ = ["FAILURES", "BabyAIBot", "check_state"]
+
+_AT = _kernel.MINIGRID_BOT_LAYOUT
 
 # Why an env's bot failed (MinigridState.bot[:, 1]; the kernel's BOT_FAIL_*).
 FAILURES = {
@@ -58,8 +61,8 @@ class BabyAIBot:
         if self.single:
             base = base.unwrapped_vector
         if not getattr(base, "is_babyai", False):
-            raise InvalidArgumentError(f"BabyAIBot plays a batch of a BabyAI id, got {type(base).__name__}"
-                                       f"{' of ' + str(base.spec_row.id) if hasattr(base, 'spec_row') else ''}")
+            of = f" of {base.spec_row.name}" if hasattr(base, "spec_row") else ""
+            raise InvalidArgumentError(f"BabyAIBot plays a batch of a BabyAI id, got {type(base).__name__}{of}")
         self.env = base
         self.num_envs = base.num_envs
         self._out = np.empty(self.num_envs, np.int64)
@@ -103,14 +106,27 @@ class BabyAIBot:
     @property
     def failed(self) -> np.ndarray:
         """(N,) bool: the envs whose bot has failed in this episode."""
-        return self.env.state.bot[:, 0] == 2
+        return self.env.state.bot[:, _AT["live"]] == _AT["failed"]
 
     @property
     def failure(self) -> np.ndarray:
         """(N,) int16: why each env's bot failed (0: it has not; else a key of ``FAILURES``)."""
-        return np.where(self.failed, self.env.state.bot[:, 1], 0).astype(np.int16)
+        return np.where(self.failed, self.env.state.bot[:, _AT["failure"]], 0).astype(np.int16)
 
     @property
     def started(self) -> np.ndarray:
         """(N,) bool: the envs whose bot started afresh at the last call (a new episode)."""
         return self._fresh.astype(bool)
+
+
+def check_state(v: Any) -> None:
+    """The bot's slots of a BabyAI state to inject (``StateView`` ``v``): its header in range.
+
+    The kernel checks the rest of a bot's slots at each call, and fails an env whose plan it
+    cannot follow (reason 5) rather than read outside its arrays.
+    """
+    bot = v["bot"].astype(np.int64)
+    v.in_range("bot", 0, _AT["failed"], "(fresh 0, planning 1, failed 2)", values=bot[:, _AT["live"]], part="live")
+    v.in_range("bot", 0, _AT["last_failure"], "(a failure reason, 0: none)", values=bot[:, _AT["failure"]],
+               part="failure")
+    v.in_range("bot", 0, _AT["max_depth"], "(the plan's depth)", values=bot[:, _AT["depth"]], part="depth")

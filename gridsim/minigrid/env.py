@@ -624,8 +624,9 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
 
         A BabyAI env's also has ``"instrs"`` (its instruction tree and the verifier's progress,
         ``gridsim.minigrid.babyai.instructions``), ``"max_steps"`` (this episode's limit),
-        ``"rejected"`` (generation attempts its last reset rejected), ``"object_ids"`` (W, H) and
-        ``"carrying_id"`` (the identities the instructions track; 0: none).
+        ``"rejected"`` (generation attempts its last reset rejected), ``"object_ids"`` (W, H),
+        ``"carrying_id"`` (the identities the instructions track; 0: none) and ``"bot"`` (int16
+        slots: the BabyAI bot's plan and what it has seen, ``gridsim.minigrid.bot``).
         """
         self.check_open()
         i = self.row_index(index)
@@ -653,7 +654,7 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         return {"instrs": babyai.instructions(st.babyai[i], st.grid.shape[2]),
                 "max_steps": int(st.ep_max_steps[i]), "rejected": babyai.rejected(st.babyai[i]),
                 "object_ids": np.ascontiguousarray(st.oid[i].reshape(st.grid.shape[1:3]).T),
-                "carrying_id": int(st.babyai[i, babyai.CARRIED])}
+                "carrying_id": int(st.babyai[i, babyai.CARRIED]), "bot": st.bot[i].copy()}
 
     @synchronized
     def set_state(self, state: Mapping[str, Any], index: int = 0) -> tuple[Any, dict]:
@@ -740,7 +741,7 @@ def _put_state(v: StateView, state: Mapping[str, Any], i: int, env: MinigridVect
     """Write a get_state-format dict into a one-env view (ranges are checked with the view)."""
     if not isinstance(state, Mapping):
         raise InvalidStateError(f"a state is a dict (get_state()), got {type(state).__name__}", env=i)
-    babyai_keys = {"instrs", "max_steps", "object_ids", "carrying_id", "rejected"} if env.is_babyai else set()
+    babyai_keys = {"instrs", "max_steps", "object_ids", "carrying_id", "rejected", "bot"} if env.is_babyai else set()
     unknown = set(state) - {"grid", "contents", "agent_pos", "agent_dir", "carrying", "carrying_contents",
                             "step_count", "mission", "task", "bit_generator", "env_kwargs"} - babyai_keys
     if unknown:
@@ -824,6 +825,13 @@ def _put_babyai(v: StateView, state: Mapping[str, Any], W: int, H: int):
         v.put_int("babyai", state["carrying_id"], babyai.CARRIED, part="objects")
     if "rejected" in state:
         v.put_int("babyai", state["rejected"], babyai.REJECTED, part="rejected")
+    if "bot" in state:
+        bot = np.asarray(state["bot"])
+        slots = v["bot"].shape[1]
+        if bot.shape != (slots,) or bot.dtype.kind not in "iu" or (bot.size and (bot.min() < -0x8000 or
+                                                                                 bot.max() > 0x7FFF)):
+            v.fail("bot", 0, f"must be {slots} int16 slots (get_state()['bot']), got {bot.shape} {bot.dtype}")
+        v["bot"][0] = bot
     if "instrs" in state:
         try:
             slots, tokens = babyai.encode(state["instrs"], W, H)

@@ -124,8 +124,10 @@ class MinigridState(BatchState):
                       part="balls")
         if self.config.get("babyai"):
             from gridsim.minigrid.babyai import check_state as check_babyai
+            from gridsim.minigrid.bot import check_state as check_bot
 
             check_babyai(v, W, H)
+            check_bot(v)
         bitgen = v["bitgen"]
         # All zero is the state of an env never seeded; a seeded env's must be a real PCG64 state
         # (an increment of 0 from a state of 0 repeats 0 forever, and rejection sampling would never end).
