@@ -255,7 +255,8 @@ def test_the_bot_succeeds_and_strays_in_every_kind_of_level():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", BABYAI_IDS)
 def test_many_seeds_match_minigrid(name):
-    for seed in range(10, 14):
+    # (Two seeds: the heavier deviations of test_babyai_bot.py play the replanning levels further.)
+    for seed in range(10, 12):
         play(name, seed=seed, steps=150, deviate=0.05)
 
 
