@@ -90,9 +90,8 @@ cdef enum:
     PLAN_AGAIN = -1             # a subgoal changed the stack: replan
     PLAN_FAILED = -2            # the bot failed (its header says why)
 
-# What a search accepts (upstream's accept_fn lambdas).
+# What a search accepts (upstream's accept_fn lambdas; pos == target is cell_path's).
 cdef enum:
-    ACC_CELL = 0                # pos == target
     ACC_UNSEEN = 1              # not vis_mask[pos]
     ACC_CLOSED_UNLOCKED_DOOR = 2
     ACC_CLOSED_DOOR = 3
@@ -108,12 +107,29 @@ cdef int[8] RING_DX = [-1, 0, 1, 1, 1, 0, -1, -1]
 cdef int[8] RING_DY = [-1, -1, -1, 0, 1, 1, 1, 0]
 
 
+cdef struct BotSearch:
+    # One of a call's two searches, grown as far as its queries need (the world does not change
+    # during a call): upstream's previous_pos and the cells visited, in order (the queue).
+    int16_t* prev                       # -2 unvisited, -1 None, else the previous cell
+    int16_t* order
+    int head                            # cells taken out of the queue (expanded)
+    int tail                            # cells queued (head == tail: the search has ended)
+    bint ignore_blockers
+    bint started
+
+
 cdef struct BotScratch:
-    int16_t prev1[BOT_MAX_CELLS]        # the first search's previous_pos (-2 unvisited, -1 None)
-    int16_t prev2[BOT_MAX_CELLS]        # the second's (blockers ignored)
-    int16_t order1[BOT_MAX_CELLS]       # the first's visited cells in order (previous_pos's keys)
-    int16_t path[2 * BOT_MAX_CELLS]
-    uint32_t queue[5 * BOT_MAX_CELLS + 8]   # cell | dir << 10 | (prev + 1) << 12
+    # The first search from the agent without blockers; the second, from every cell the first
+    # visited, with them (upstream's _shortest_path).
+    int16_t prev1[BOT_MAX_CELLS]
+    int16_t prev2[BOT_MAX_CELLS]
+    int16_t order1[BOT_MAX_CELLS]
+    int16_t order2[BOT_MAX_CELLS]
+    uint8_t dir[BOT_MAX_CELLS]          # the direction a visited cell was entered in
+    uint8_t qx[BOT_MAX_CELLS]           # a visited cell's x and y (no division per cell)
+    uint8_t qy[BOT_MAX_CELLS]
+    BotSearch first
+    BotSearch second
 
 
 # A bot call's arguments, for its chunks on the kernel's threads (MinigridKernel.bot_replan).
@@ -138,7 +154,6 @@ cdef struct Bot:
 
 cdef struct BotAccept:
     int kind
-    int tx, ty                          # ACC_CELL's target
     int ex, ey                          # the drop searches' except_pos (ex -1: None)
 
 
@@ -236,10 +251,9 @@ cdef inline int carried_of(World* w) noexcept nogil:
 cdef bint bot_accepts(Bot* b, const BotAccept* acc, int x, int y) noexcept nogil:
     cdef World* w = b.w
     cdef uint8_t* c = cell_at(w, x, y)
-    cdef int k, nx, ny, changes, cls[8]
+    cdef int k, nx, ny, changes
+    cdef int cls[8]
     cdef uint8_t* n
-    if acc.kind == ACC_CELL:
-        return x == acc.tx and y == acc.ty
     if acc.kind == ACC_UNSEEN:
         return not bot_seen(b, y * w.W + x)
     if acc.kind == ACC_CLOSED_UNLOCKED_DOOR:
@@ -281,100 +295,165 @@ cdef bint bot_accepts(Bot* b, const BotAccept* acc, int x, int y) noexcept nogil
     return changes <= 2
 
 
-cdef int bot_bfs(Bot* b, const BotAccept* acc, int16_t* prev, int16_t* order, int* norder, int ninit,
-                 bint ignore_blockers) noexcept nogil:
-    # _breadth_first_search from the ninit states in the queue: the accepted cell, or -1.
-    cdef World* w = b.w
-    cdef uint32_t* queue = b.x.queue
-    cdef Py_ssize_t head = 0, tail = ninit
-    cdef uint32_t e
-    cdef int cell, x, y, d, k, nd, nx, ny, W = w.W
-    cdef uint8_t* c
-    while head < tail:
-        e = queue[head]
-        head += 1
-        cell = e & 1023
-        if prev[cell] != -2:
-            continue
-        prev[cell] = <int16_t>(<int>(e >> 12) - 1)
-        if order != NULL:
-            order[norder[0]] = <int16_t>cell
-            norder[0] += 1
-        x = cell % W
-        y = cell // W
-        if bot_accepts(b, acc, x, y):
-            return cell
-        if not bot_seen(b, cell):
-            continue
-        c = cell_at(w, x, y)
-        if c[0] == OBJ_WALL:
-            continue
-        if c[0] == OBJ_DOOR:
-            if c[2] != ST_OPEN:
-                continue
-        elif c[0] != OBJ_EMPTY and not ignore_blockers:
-            continue
-        d = (e >> 10) & 3
-        for k in range(4):
-            nd = BFS_NEXT[4 * d + k]
-            nx = x + DIR_DX[nd]
-            ny = y + DIR_DY[nd]
-            if 0 <= nx < W and 0 <= ny < w.H:   # (the outer wall keeps every search inside)
-                queue[tail] = <uint32_t>(ny * W + nx) | (<uint32_t>nd << 10) | (<uint32_t>(cell + 1) << 12)
-                tail += 1
-    return -1
-
-
-cdef void bot_shortest_path(Bot* b, const BotAccept* acc, bint try_with_blockers, BotPath* out) noexcept nogil:
-    # _shortest_path: a search without blockers, then, if it found nothing and try_with_blockers,
-    # one that ignores them from every cell the first visited (each facing right), the path
-    # joined to the first's.
+cdef void search_step(Bot* b, BotSearch* S) noexcept nogil:
+    # One more cell out of the queue, its neighbours in (_breadth_first_search's loop). Upstream
+    # queues a state per neighbour and skips the cells visited when it takes them out; a cell's
+    # first state decides its prev and direction, and states leave in the order they came, so
+    # queueing each cell once, when first seen, visits the same cells in the same order with the
+    # same prev (and a cell's prev is known once it is queued).
     cdef World* w = b.w
     cdef BotScratch* x = b.x
-    cdef int k, f, p, n1 = 0, L = 0, C = w.W * w.H
-    for k in range(C):
-        x.prev1[k] = -2
-    x.queue[0] = <uint32_t>(b.ay * w.W + b.ax) | (<uint32_t>(w.agent[2] & 3) << 10)
-    f = bot_bfs(b, acc, x.prev1, x.order1, &n1, 1, False)
+    cdef int cell = S.order[S.head], cx, cy, d, k, nd, nx, ny, n, W = w.W
+    cdef uint8_t* c = w.cells + 4 * cell
+    S.head += 1
+    if not bot_seen(b, cell):
+        return
+    if c[0] != OBJ_EMPTY:
+        if c[0] == OBJ_WALL:
+            return
+        if c[0] == OBJ_DOOR:
+            if c[2] != ST_OPEN:
+                return
+        elif not S.ignore_blockers:
+            return
+    cx = x.qx[cell]
+    cy = x.qy[cell]
+    d = x.dir[cell]
+    for k in range(4):
+        nd = BFS_NEXT[4 * d + k]
+        nx = cx + DIR_DX[nd]
+        ny = cy + DIR_DY[nd]
+        if 0 <= nx < W and 0 <= ny < w.H:   # (the outer wall keeps every level's search inside)
+            n = ny * W + nx
+            if S.prev[n] == -2:
+                S.prev[n] = <int16_t>cell
+                x.dir[n] = <uint8_t>nd
+                x.qx[n] = <uint8_t>nx
+                x.qy[n] = <uint8_t>ny
+                S.order[S.tail] = <int16_t>n
+                S.tail += 1
+
+
+cdef BotSearch* search_first(Bot* b) noexcept nogil:
+    # The first search of this call, started once (from the agent, facing its direction).
+    cdef BotScratch* x = b.x
+    cdef BotSearch* S = &x.first
+    cdef int k, a
+    if not S.started:
+        for k in range(b.w.W * b.w.H):
+            x.prev1[k] = -2
+        a = b.ay * b.w.W + b.ax
+        x.prev1[a] = -1
+        x.dir[a] = <uint8_t>(b.w.agent[2] & 3)
+        x.qx[a] = <uint8_t>b.ax
+        x.qy[a] = <uint8_t>b.ay
+        x.order1[0] = <int16_t>a
+        S.prev = x.prev1
+        S.order = x.order1
+        S.head = 0
+        S.tail = 1
+        S.ignore_blockers = False
+        S.started = True
+    return S
+
+
+cdef BotSearch* search_second(Bot* b) noexcept nogil:
+    # The second search of this call, started once (blockers ignored, from every cell the first
+    # visits, each facing right): the first runs to its end.
+    cdef BotScratch* x = b.x
+    cdef BotSearch* F = search_first(b)
+    cdef BotSearch* S = &x.second
+    cdef int k, cell
+    if not S.started:
+        while F.head < F.tail:
+            search_step(b, F)
+        for k in range(b.w.W * b.w.H):
+            x.prev2[k] = -2
+        for k in range(F.tail):
+            cell = x.order1[k]
+            x.prev2[cell] = -1
+            x.dir[cell] = 0
+            x.order2[k] = <int16_t>cell
+        S.prev = x.prev2
+        S.order = x.order2
+        S.head = 0
+        S.tail = F.tail
+        S.ignore_blockers = True
+        S.started = True
+    return S
+
+
+cdef inline bint search_reaches(Bot* b, BotSearch* S, int t) noexcept nogil:
+    # Whether the search visits cell t (grown until it has queued t, or has ended).
+    while S.prev[t] == -2 and S.head < S.tail:
+        search_step(b, S)
+    return S.prev[t] != -2
+
+
+cdef void cell_path(Bot* b, int tx, int ty, bint try_with_blockers, BotPath* out) noexcept nogil:
+    # _shortest_path(lambda pos, cell: pos == (tx, ty), try_with_blockers): the path's length
+    # without its start and its first cell, joined to the first search's path where the second
+    # found it.
+    cdef BotScratch* x = b.x
+    cdef int t, p, L = 0, prev_last = -1, last = -1
+    out.finish = -1
+    out.length = -1
+    out.first = -1
     out.with_blockers = False
-    if f >= 0:
-        p = f
-        while p >= 0:
-            x.path[L] = <int16_t>p
-            L += 1
-            p = x.prev1[p]
+    if not (0 <= tx < b.w.W and 0 <= ty < b.w.H):
+        out.with_blockers = try_with_blockers
+        return
+    t = ty * b.w.W + tx
+    if search_reaches(b, search_first(b), t):
+        p = t
     elif try_with_blockers:
         out.with_blockers = True
-        for k in range(C):
-            x.prev2[k] = -2
-        for k in range(n1):
-            x.queue[k] = <uint32_t>x.order1[k]
-        f = bot_bfs(b, acc, x.prev2, NULL, NULL, n1, True)
-        if f >= 0:
-            p = f
-            while p >= 0:
-                x.path[L] = <int16_t>p
-                L += 1
-                p = x.prev2[p]
-            p = x.prev1[x.path[L - 1]]
-            while p >= 0:
-                x.path[L] = <int16_t>p
-                L += 1
-                p = x.prev1[p]
-    out.finish = f
-    # The path reversed, its start (the agent's cell) left out.
-    out.length = L - 1 if f >= 0 else -1
-    out.first = x.path[L - 2] if L >= 2 else -1
+        if not search_reaches(b, search_second(b), t):
+            return
+        # The second search's path back to a cell of the first, then the first's path from it.
+        p = t
+        while x.prev2[p] >= 0:
+            prev_last = last
+            last = p
+            L += 1
+            p = x.prev2[p]
+    else:
+        return
+    while p >= 0:
+        prev_last = last
+        last = p
+        L += 1
+        p = x.prev1[p]
+    out.finish = t
+    out.length = L - 1
+    out.first = prev_last if L >= 2 else -1
 
 
-cdef inline int find_cell(Bot* b, int kind, int ex, int ey, bint try_with_blockers) noexcept nogil:
+cdef int first_accepted(Bot* b, BotSearch* S, const BotAccept* acc) noexcept nogil:
+    # The first cell the search visits that the acceptance test takes (grown as far as needed).
+    cdef int k = 0, cell
+    while True:
+        while k >= S.tail and S.head < S.tail:
+            search_step(b, S)
+        if k >= S.tail:
+            return -1
+        cell = S.order[k]
+        if bot_accepts(b, acc, b.x.qx[cell], b.x.qy[cell]):
+            return cell
+        k += 1
+
+
+cdef int find_cell(Bot* b, int kind, int ex, int ey, bint try_with_blockers) noexcept nogil:
+    # _shortest_path(accept, try_with_blockers)'s found cell (-1: None).
     cdef BotAccept acc
-    cdef BotPath p
+    cdef int cell
     acc.kind = kind
     acc.ex = ex
     acc.ey = ey
-    bot_shortest_path(b, &acc, try_with_blockers, &p)
-    return p.finish
+    cell = first_accepted(b, search_first(b), &acc)
+    if cell < 0 and try_with_blockers:
+        cell = first_accepted(b, search_second(b), &acc)
+    return cell
 
 
 cdef int find_drop_cell(Bot* b, int except_cell) noexcept nogil:
@@ -400,7 +479,6 @@ cdef int find_obj(Bot* b, int16_t* g, bint adjacent, int* obj) noexcept nogil:
     cdef int16_t* oset
     cdef int16_t* cells
     cdef int nset, ncells, i, cell, dist, best = 999, best_cell = -1
-    cdef BotAccept acc
     cdef BotPath p
     if g[SG_DATUM] == DK_DESC:
         oset = bab_set(b.w.bab, g[SG_A])
@@ -414,7 +492,6 @@ cdef int find_obj(Bot* b, int16_t* g, bint adjacent, int* obj) noexcept nogil:
     obj[0] = 0
     if nset <= 0:
         return bot_fail(b, BOT_FAIL_RAISES)
-    acc.kind = ACC_CELL
     for i in range(nset):
         if b.carried != 0 and oset[i] == b.carried:
             continue
@@ -425,9 +502,7 @@ cdef int find_obj(Bot* b, int16_t* g, bint adjacent, int* obj) noexcept nogil:
             return bot_fail(b, BOT_FAIL_STATE)
         if not bot_seen(b, cell):
             continue
-        acc.tx = cell % b.w.W
-        acc.ty = cell // b.w.W
-        bot_shortest_path(b, &acc, True, &p)
+        cell_path(b, cell % b.w.W, cell // b.w.W, True, &p)
         if p.finish < 0:
             return bot_fail(b, BOT_FAIL_RAISES)
         dist = p.length
@@ -561,7 +636,6 @@ cdef int plan_go_next_to(Bot* b, int16_t* g) noexcept nogil:
     cdef int reason = g[SG_REASON], datum = g[SG_DATUM], tx, ty, obj = 0, cell, dist, next_cell, nx, ny
     cdef int drop_cur, drop_block, dr, dl
     cdef uint8_t* target = NULL
-    cdef BotAccept acc
     cdef BotPath p
     if datum == DK_DESC or datum == DK_KEYS:
         cell = find_obj(b, g, reason == R_PUT_NEXT, &obj)
@@ -571,12 +645,13 @@ cdef int plan_go_next_to(Bot* b, int16_t* g) noexcept nogil:
             return PLAN_AGAIN if push(b, SG_EXPLORE, R_NONE, DK_NONE, 0, 0) == 0 else PLAN_FAILED
         tx = cell % w.W
         ty = cell // w.W
-        # The object found (an object of a descriptor listed with another's cell, after a drop
-        # reordered the cells, is where it is; only a door's state is read, and doors never move).
-        for cell in range(w.W * w.H):
-            if w.oid[cell] == obj:
-                target = cell_at(w, cell % w.W, cell // w.W)
-                break
+        if reason == R_OPEN:
+            # The object found, where it is (a descriptor's object is listed with another's cell
+            # once a drop reordered the cells; only a door's state is read, and doors never move).
+            for cell in range(w.W * w.H):
+                if w.oid[cell] == obj:
+                    target = cell_at(w, cell % w.W, cell // w.W)
+                    break
     elif datum == DK_DOOR:
         tx = g[SG_A]
         ty = g[SG_B]
@@ -621,12 +696,9 @@ cdef int plan_go_next_to(Bot* b, int16_t* g) noexcept nogil:
         b.s[BOT_DEPTH] -= 1
         return PLAN_AGAIN
     # Far still: a path without blockers, else one through them, else explore.
-    acc.kind = ACC_CELL
-    acc.tx = tx
-    acc.ty = ty
-    bot_shortest_path(b, &acc, False, &p)
+    cell_path(b, tx, ty, False, &p)
     if p.length <= 0:
-        bot_shortest_path(b, &acc, True, &p)
+        cell_path(b, tx, ty, True, &p)
     if p.length <= 0:
         return PLAN_AGAIN if push(b, SG_EXPLORE, R_NONE, DK_NONE, 0, 0) == 0 else PLAN_FAILED
     next_cell = p.first
@@ -756,28 +828,32 @@ cdef int process_instr(Bot* b, int n, int depth) noexcept nogil:
     return bot_fail(b, BOT_FAIL_STATE)
 
 
-cdef bint bot_state_ok(Bot* b) noexcept nogil:
-    # A written state the bot can read: every slot it follows in range (BOT_FAIL_STATE otherwise).
-    cdef int16_t* s = b.s
-    cdef int16_t* g
-    cdef int k, i, C = b.w.W * b.w.H
-    if not BOT_FRESH <= s[BOT_LIVE] <= BOT_FAILED or not 0 <= s[BOT_DEPTH] <= BOT_MAX_DEPTH:
+cdef bint subgoal_ok(Bot* b, int16_t* g) noexcept nogil:
+    # A subgoal of a written state the bot can follow: every slot it reads in range. Checked
+    # when the subgoal comes to the top, the one place subgoals are read (BOT_FAIL_STATE otherwise).
+    cdef int i
+    if not SG_CLOSE <= g[SG_KIND] <= SG_EXPLORE or not R_NONE <= g[SG_REASON] <= R_KEEP_KEY:
         return False
-    for k in range(s[BOT_DEPTH]):
-        g = s + BOT_STACK_AT + k * SG_SIZE
-        if not SG_CLOSE <= g[SG_KIND] <= SG_EXPLORE or not R_NONE <= g[SG_REASON] <= R_KEEP_KEY:
+    if not DK_NONE <= g[SG_DATUM] <= DK_NO_CELL:
+        return False
+    if g[SG_DATUM] == DK_DESC and not 0 <= g[SG_A] < b.w.bab[BAB_NUM_DESCS]:
+        return False
+    if g[SG_DATUM] == DK_KEYS:
+        if not 0 <= g[SG_NKEYS] <= BOT_MAX_KEYS:
             return False
-        if not DK_NONE <= g[SG_DATUM] <= DK_NO_CELL:
-            return False
-        if g[SG_DATUM] == DK_DESC and not 0 <= g[SG_A] < b.w.bab[BAB_NUM_DESCS]:
-            return False
-        if g[SG_DATUM] == DK_KEYS:
-            if not 0 <= g[SG_NKEYS] <= BOT_MAX_KEYS:
+        for i in range(g[SG_NKEYS]):
+            if not 0 <= g[SG_KEY_CELLS + i] < b.w.W * b.w.H:
                 return False
-            for i in range(g[SG_NKEYS]):
-                if not 0 <= g[SG_KEY_CELLS + i] < C:
-                    return False
     return True
+
+
+cdef inline int16_t* checked_top(Bot* b) noexcept nogil:
+    # The top subgoal, or NULL (the bot failed) where a written state put one it cannot follow.
+    cdef int16_t* g = bot_top(b)
+    if subgoal_ok(b, g):
+        return g
+    bot_fail(b, BOT_FAIL_STATE)
+    return NULL
 
 
 cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, int taken) noexcept nogil:
@@ -792,6 +868,8 @@ cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, in
     b.s = s
     b.cfg = cfg
     b.x = x
+    x.first.started = False  # no search made yet on this env's world
+    x.second.started = False
     b.wall[0] = OBJ_WALL
     b.wall[1] = C_GREY
     b.wall[2] = 0
@@ -802,7 +880,8 @@ cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, in
         # A new bot on this episode: nothing seen, nothing planned (the instructions' subgoals below).
         for k in range(BOT_STACK_AT):
             s[k] = 0
-    if not bot_state_ok(&b) or C > BOT_MAX_CELLS or not (0 <= w.agent[0] < w.W and 0 <= w.agent[1] < w.H):
+    if (not BOT_FRESH <= s[BOT_LIVE] <= BOT_FAILED or not 0 <= s[BOT_DEPTH] <= BOT_MAX_DEPTH or C > BOT_MAX_CELLS
+            or not (0 <= w.agent[0] < w.W and 0 <= w.agent[1] < w.H)):
         bot_fail(&b, BOT_FAIL_STATE)
         return -1
     d = w.agent[2] & 3
@@ -834,11 +913,15 @@ cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, in
     if taken == A_TOGGLE and s[BOT_PREV_FWD_BOX]:
         bot_fail(&b, BOT_FAIL_BOX)
         return -1
-    if s[BOT_DEPTH] > 0 and after_action(&b, bot_top(&b), taken) < 0:
-        return -1
+    if s[BOT_DEPTH] > 0:
+        g = checked_top(&b)
+        if g == NULL or after_action(&b, g, taken) < 0:
+            return -1
     # Exploration is dropped once the plan changed.
     while s[BOT_DEPTH] > 0:
-        g = bot_top(&b)
+        g = checked_top(&b)
+        if g == NULL:
+            return -1
         if not (g[SG_KIND] == SG_EXPLORE or (g[SG_KIND] == SG_GO_NEXT_TO and g[SG_REASON] == R_EXPLORE)):
             break
         s[BOT_DEPTH] -= 1
@@ -848,7 +931,10 @@ cdef int bot_replan(World* w, const MgConfig* cfg, int16_t* s, BotScratch* x, in
             bot_fail(&b, BOT_FAIL_BOUND)
             return -1
         budget -= 1
-        a = plan_before_action(&b, bot_top(&b))
+        g = checked_top(&b)
+        if g == NULL:
+            return -1
+        a = plan_before_action(&b, g)
         if a == PLAN_FAILED:
             return -1
         if a != PLAN_AGAIN:
