@@ -20,8 +20,8 @@ Usage::
    state and an embedding of each past action go through an MLP to the logits of the 7
    actions. GoToLocal is one 8 x 8 room, so what the agent sees is nearly enough; but where
    the target is out of sight the bot acts on what it saw before, and a policy of the image
-   alone (``--history 0``) learns turns that undo each other: its greedy failures are loops of
-   left, right, left, right to the time limit. The last actions break those loops.
+   alone (``--history 0``) learns turns that undo each other: its greedy failures are loops to
+   the time limit, most of them left, right, left, right. The last actions break those loops.
 3. Training: cross-entropy on the bot's actions, Adam (AdamW with ``--weight-decay``, none by
    default), ``--epochs`` passes over the examples in minibatches, the learning rate decaying
    along a cosine to 0.
@@ -272,8 +272,11 @@ def main(argv=None) -> int:
     seconds = time.perf_counter() - start
     args.out.mkdir(parents=True, exist_ok=True)
     checkpoint = args.out / f"bc-{args.env_id}-seed{args.seed}.pt"
+    # Written beside its name and renamed onto it: a run stopped midway leaves no half-written file.
+    partial = checkpoint.with_name(checkpoint.name + ".partial")
     torch.save({"model": policy.state_dict(), "args": {k: str(v) if isinstance(v, Path) else v
-                                                       for k, v in vars(args).items()}}, checkpoint)
+                                                       for k, v in vars(args).items()}}, partial)
+    os.replace(partial, checkpoint)
     out = {"env_id": f"gridsim/{args.env_id}", **evaluate(policy, args.env_id, seeds),
            "eval_episodes": len(seeds), "episodes": args.episodes, "demo_steps": steps, "epochs": args.epochs,
            "train_seconds": round(seconds, 1), "final_loss": round(log[-1]["loss"], 4),

@@ -29,6 +29,7 @@ def run_bc(*args: str, out: Path) -> list[str]:
     return proc.stdout.splitlines()
 
 
+@pytest.mark.slow  # two runs that each import torch: about 10 s
 def test_bc_example_records_trains_and_evaluates(tmp_path):
     lines = run_bc(out=tmp_path)
     assert lines[0].startswith("recorded 64 episodes (")
