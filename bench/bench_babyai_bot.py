@@ -104,10 +104,10 @@ def speed(args: argparse.Namespace) -> None:
     for r in range(args.rounds):
         for name in args.ids:
             # Alternated: the two systems back to back, in turn first.
-            pair = [("gridsim", lambda: gridsim_rate(name, args.num_envs, args.seconds)),
-                    ("minigrid", lambda: minigrid_rate(name, args.seconds))]
-            for system, run in (pair if r % 2 == 0 else pair[::-1]):
-                results[name][system].append(run())
+            for system in ("gridsim", "minigrid") if r % 2 == 0 else ("minigrid", "gridsim"):
+                rate = gridsim_rate(name, args.num_envs, args.seconds) if system == "gridsim" else \
+                    minigrid_rate(name, args.seconds)
+                results[name][system].append(rate)
             print(f"round {r + 1} {name}: gridsim {results[name]['gridsim'][-1]:,.0f}, "
                   f"minigrid {results[name]['minigrid'][-1]:,.0f}", flush=True)
     print("\n| id | gridsim (best) | Minigrid 3.2.0 (best) | ratio |")
