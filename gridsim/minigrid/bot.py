@@ -100,8 +100,10 @@ class BabyAIBot:
                 raise InvalidArgumentError(f"actions_taken must be -1 (None) or an action 0..6, got "
                                            f"{int(taken[bad])} for env {bad}")
             taken = np.ascontiguousarray(taken, np.int64)
-        self.env.kernel.bot_replan(taken, self._out, self._fresh)
-        return self._out.copy()
+        with self.env._lock:  # the env's calls one after another (gridsim.engine.locking)
+            self.env.check_open()
+            self.env.kernel.bot_replan(taken, self._out, self._fresh)
+            return self._out.copy()
 
     @property
     def failed(self) -> np.ndarray:

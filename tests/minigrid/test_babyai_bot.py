@@ -236,3 +236,33 @@ def test_bad_arguments_are_refused_in_one_line():
             bot.replan(np.array(bad))
         assert "\n" not in str(info.value)
     assert (bot.replan(np.array([-1, -1])) >= 0).all()  # -1: the suggestion taken (upstream's None)
+    env.close()
+    with pytest.raises(GridSimError, match="closed"):
+        bot.replan()
+
+
+def test_threads_calling_one_env_take_turns():
+    # The bot's call holds the env's lock, as its step does: two threads replanning and stepping
+    # one env run one call after another (and the env stays consistent).
+    import threading
+
+    env = gridsim.make("BabyAI-GoToLocal-v0", num_envs=64)
+    env.reset(seed=0)
+    bot = BabyAIBot(env)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(50):
+                a = bot.replan()
+                env.step(np.where(a < 0, 6, a))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert (bot.replan() >= -1).all()
