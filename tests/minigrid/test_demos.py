@@ -229,7 +229,10 @@ def test_signal_midway_leaves_nothing(signum, tmp_path):
     code = (f"import sys; from gridsim.cli import main; sys.exit(main(['demos', {ENV!r}, '--episodes', '1000000', "
             f"'--out', {str(root)!r}, '--num-envs', '64', '--no-progress']))")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    # From tmp_path: "python -c" puts its working folder first on sys.path, and the source folder
+    # holds no compiled kernel where the tests run against an installed build.
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd=tmp_path)
     folder = root / "gridsim" / ENV
     deadline = time.monotonic() + 60
     # Wait until the episodes are being written (the temporary folder holds the HDF5 file).
