@@ -223,6 +223,11 @@ def test_cli_writes_and_errors_are_one_line(tmp_path, capsys, monkeypatch):
     assert main(argv + ["--overwrite"]) == 0
 
 
+def _default_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_signal_midway_leaves_nothing(signum, tmp_path):
     root = tmp_path / "root"
@@ -231,8 +236,10 @@ def test_signal_midway_leaves_nothing(signum, tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     # From tmp_path: "python -c" puts its working folder first on sys.path, and the source folder
     # holds no compiled kernel where the tests run against an installed build.
+    # The child's SIGINT as a terminal's Ctrl-C finds it: a test run started in the background
+    # (`cmd &` in a script) ignores SIGINT, and its children would inherit that.
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            cwd=tmp_path)
+                            cwd=tmp_path, preexec_fn=_default_signals)
     folder = root / "gridsim" / ENV
     deadline = time.monotonic() + 60
     # Wait until the episodes are being written (the temporary folder holds the HDF5 file).
