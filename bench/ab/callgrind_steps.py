@@ -13,6 +13,11 @@ point (``--toggle-collect`` on ``Kernel.step_i64``'s wrapper): the same instruct
 else the machine runs, so a 1% difference is visible where timings spread by 10%. With
 ``--ab`` the script runs itself under valgrind once per tree (``PYTHONPATH`` set to the tree)
 and prints a markdown table of both counts and their ratio.
+
+With ``--cache-sim`` callgrind also simulates the data caches, sized as this machine's per-core
+caches by default (``--d1 32768,8,64``, the L2 as its last level: ``--l2 1048576,8,64``), and
+one JSON line per configuration gives, per env-step: instructions, data reads and writes, L1
+data misses (reads and writes) and misses of the whole L2 (lines fetched from beyond it).
 """
 
 from __future__ import annotations
@@ -61,18 +66,27 @@ def run_steps(label: str, num_envs: int, steps: int, warmup: int) -> None:
 
 def count(tree: Path, label: str, args) -> int:
     """Instructions callgrind counted in the raw steps of ``label``, with gridsim imported from ``tree``."""
+    return callgrind_totals(tree, label, args)["Ir"]
+
+
+def callgrind_totals(tree: Path, label: str, args, cache_sim: bool = False) -> dict[str, int]:
+    """The totals callgrind counted in the raw steps of ``label``: Ir, and with ``cache_sim`` Dr, Dw, D1mr...."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
-        cmd = ["valgrind", "--tool=callgrind", f"--toggle-collect={TOGGLE}", f"--callgrind-out-file={out}",
+        cache = ["--cache-sim=yes", f"--D1={args.d1}", f"--LL={args.l2}"] if cache_sim else []
+        cmd = ["valgrind", "--tool=callgrind", *cache, f"--toggle-collect={TOGGLE}", f"--callgrind-out-file={out}",
                sys.executable, str(Path(__file__).resolve()), "--run", label, "--num-envs", str(args.num_envs),
                "--steps", str(args.steps), "--warmup", str(args.warmup)]
         done = subprocess.run(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{label!r} failed in {tree}:\n{done.stderr[-3000:]}")
+        events = None
         for line in out.read_text().splitlines():
+            if line.startswith("events:"):
+                events = line.split()[1:]
             if line.startswith("summary:") or line.startswith("totals:"):
-                return int(line.split()[1])
+                return dict(zip(events or ["Ir"], map(int, line.split()[1:]), strict=True))
     raise RuntimeError(f"no totals in callgrind's output for {label!r}")
 
 
@@ -83,6 +97,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--ab", help="the base tree to compare with (built in place)")
     parser.add_argument("--only", nargs="*", help="configuration labels to count (default: all)")
+    parser.add_argument("--cache-sim", action="store_true", help="simulate the data caches; figures per env-step")
+    parser.add_argument("--d1", default="32768,8,64", help="L1 data cache: size,associativity,line bytes")
+    parser.add_argument("--l2", default="1048576,8,64", help="the cache simulated as the last level (L2)")
     parser.add_argument("--run", help=argparse.SUPPRESS)  # inside valgrind: run one configuration's steps
     args = parser.parse_args()
     if args.run:
@@ -90,6 +107,13 @@ def main() -> None:
         return
     here = Path(__file__).resolve().parents[2]
     labels = args.only or [c[0] for c in CONFIGS]
+    if args.cache_sim:
+        env_steps = args.num_envs * (args.steps + args.warmup)  # the warm-up calls are counted too
+        for label in labels:
+            totals = callgrind_totals(here, label, args, cache_sim=True)
+            per_step = {k: round(v / env_steps, 2) for k, v in totals.items()}
+            print(json.dumps({"config": label, "num_envs": args.num_envs, "per_env_step": per_step}), flush=True)
+        return
     if not args.ab:
         for label in labels:
             print(json.dumps({"config": label, "instructions": count(here, label, args)}))
