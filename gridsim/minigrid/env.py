@@ -289,8 +289,11 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
 
     def _derive_keys(self, seeds: np.ndarray) -> np.ndarray:
         """Each world's key is its seed itself (low, high 64-bit words): the kernel runs SeedSequence on it."""
-        keys = np.empty((len(seeds), 2), dtype=np.uint64)
-        for k, s in enumerate(seeds.tolist()):
+        keys = np.zeros((len(seeds), 2), dtype=np.uint64)
+        if seeds.dtype == np.uint64:  # every seed below 2**64 (reset's seeds, as _row_seeds makes them)
+            keys[:, 0] = seeds
+            return keys
+        for k, s in enumerate(seeds.tolist()):  # Python ints (or objects) up to 2**128 - 1
             s = int(s)
             keys[k, 0] = s & 0xFFFFFFFFFFFFFFFF
             keys[k, 1] = s >> 64
