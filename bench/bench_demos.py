@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import sys
 import tempfile
@@ -29,17 +28,7 @@ import numpy as np
 
 import gridsim
 from gridsim.minigrid.demos import OBSERVATIONS, record_demos
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from gridsim.tools.benchmark import machine_info
 
 
 def versions() -> dict[str, str]:
@@ -69,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                              observations="image", progress=False)
         per_episode = probe.steps / probe.episodes
         episodes = max(1, round(args.steps / per_episode))
-        machine = {"cpu_model": cpu_model(), "cores": os.cpu_count(), **versions()}
+        machine = {**machine_info(), **versions()}
         print(f"{args.env}: {episodes} episodes (about {args.steps} steps; {per_episode:.1f} steps per episode), "
               f"{args.num_envs} envs, on {machine['cpu_model']} ({machine['cores']} cores)")
         header = (f"{'observations':<13} {'episodes':>9} {'steps':>9} {'seconds':>8} {'steps/s':>9} "

@@ -51,11 +51,12 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
+
+from gridsim.tools.benchmark import machine_info  # noqa: E402
 
 # Minigrid id -> NAVIX id (NAVIX ports these only). NAVIX 0.7.4's KeyCorridor ids are left out:
 # they are not Minigrid's task (the ball sits in its "goal" slot, but its episode ends only on
@@ -63,17 +64,6 @@ import numpy as np  # noqa: E402
 NAVIX_IDS = {"MiniGrid-DoorKey-8x8-v0": "Navix-DoorKey-8x8-v0", "MiniGrid-Empty-8x8-v0": "Navix-Empty-8x8-v0",
              "MiniGrid-FourRooms-v0": "Navix-FourRooms-v0",
              "MiniGrid-Dynamic-Obstacles-8x8-v0": "Navix-Dynamic-Obstacles-8x8-v0"}
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def step_loop(envs, num_actions: int, n: int, steps: int, seed: int) -> Callable[[], float]:
@@ -237,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as e:
             print(json.dumps({"system": name, "skipped": str(e)}), flush=True)
     common = {"env": args.env, "mode": "resets" if args.resets else "steps", "steps": args.steps,
-              "cpu_model": cpu_model(), "cores": os.cpu_count()}
+              **{k: v for k, v in machine_info().items() if k in ("cpu_model", "cores")}}
     best: dict[str, float] = {}
     for r in range(args.rounds):
         order = list(runners) if r % 2 == 0 else list(reversed(runners))

@@ -628,14 +628,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "bench" and args.progress is None:
         args.progress = sys.stderr.isatty() and not args.json  # JSON lines share stderr
-    if args.command == "eval":
-        if args.progress is None:
-            args.progress = sys.stderr.isatty()
-        try:
-            args.num_threads = int(args.num_threads)
-        except ValueError:
-            pass  # "auto", checked by the env
-    if args.command == "demos":
+    if args.command in ("eval", "demos"):
         if args.progress is None:
             args.progress = sys.stderr.isatty()
         try:

@@ -610,9 +610,11 @@ class GridVectorEnv(VectorEnv):
             if n_done < 0:
                 raise self._kernel_error(actions)
             if self.copy:
-                if not self._fresh_obs:
-                    obs = st.obs.copy()
-                rewards, terminated, truncated = st.rewards.copy(), st.terminated.copy(), st.truncated.copy()
+                if self._fresh_obs:
+                    rewards, terminated, truncated = _core.copies((st.rewards, st.terminated, st.truncated))
+                else:
+                    obs, rewards, terminated, truncated = _core.copies(
+                        (st.obs, st.rewards, st.terminated, st.truncated))
             else:
                 obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
             infos: dict[str, Any] = {}
@@ -647,14 +649,16 @@ class GridVectorEnv(VectorEnv):
     def _ended_infos(self, infos: dict):
         """Add the infos of the rows whose episode ended on this call (in ``final_info`` under SAME_STEP)."""
         st = self.state
-        ended = st.stat_mask.copy()
+        if self.episode_stats:
+            ended, ret, length = _core.copies((st.stat_mask, st.stat_return, st.stat_length))
+        else:
+            ended = st.stat_mask.copy()
         same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         terminal_info: dict[str, Any] = {} if same_step else infos
         if same_step:
             self._final_step_infos(terminal_info, ended)
         if self.episode_stats:
-            stats = {"return": st.stat_return.copy(), "_return": ended,
-                     "length": st.stat_length.copy(), "_length": ended}
+            stats = {"return": ret, "_return": ended, "length": length, "_length": ended}
             for name, attr in self.stat_extras.items():
                 stats[name] = getattr(st, attr).copy()
                 stats["_" + name] = ended

@@ -18,6 +18,7 @@ MINIGRID_BABYAI_SLOTS: int  # a BabyAI env's instruction slots (gridsim.minigrid
 MINIGRID_MISSION_TOKENS: int  # a BabyAI mission's tokens
 MINIGRID_BOT_SLOTS: int  # a BabyAI env's bot slots (gridsim.minigrid.bot)
 MINIGRID_BOT_LAYOUT: dict[str, int]  # where the bot's state lies in its slots (gridsim.minigrid.bot)
+MINIGRID_BOT_FAILURES: dict[int, str]  # why a bot failed: its failure code -> what happened
 MINIGRID_BABYAI_LAYOUT: dict[str, int]  # where the instruction state's parts lie (gridsim.minigrid.babyai)
 MINIGRID_GENERATORS: dict[str, int]  # task name -> GEN_* (generated from gridsim/minigrid/tasks.py)
 MINIGRID_RULES: dict[str, int]  # rule name -> RULE_*

@@ -59,6 +59,14 @@ MINIGRID_BOT_SLOTS = BOT_SLOTS
 MINIGRID_BOT_LAYOUT = {"live": BOT_LIVE, "failure": BOT_FAILURE, "depth": BOT_DEPTH, "failed": BOT_FAILED,
                        "max_depth": BOT_MAX_DEPTH, "last_failure": BOT_FAIL_STATE, "stack_at": BOT_STACK_AT,
                        "subgoal": SG_SIZE, "max_cells": BOT_MAX_CELLS}
+# Why an env's bot failed: BOT_FAIL_* (its state's failure slot) -> what happened.
+MINIGRID_BOT_FAILURES = {
+    BOT_FAIL_BOX: "a box was opened (upstream raises DisappearedBoxError)",
+    BOT_FAIL_RAISES: "upstream raises (an assertion of a subgoal, or a subgoal with no cell)",
+    BOT_FAIL_BOUND: "the search bound: more replans in one call than upstream would ever need",
+    BOT_FAIL_CAPACITY: "the bot's capacity: a deeper stack or more keys of a colour than it holds",
+    BOT_FAIL_STATE: "a written state the bot cannot read",
+}
 # Where the instruction state's parts lie in a BabyAI env's slots (_babyai.pxi; gridsim.minigrid.babyai).
 MINIGRID_BABYAI_LAYOUT = {"header": BAB_HEADER, "node": BAB_NODE, "desc": BAB_DESC, "max_nodes": BAB_MAX_NODES,
                           "max_descs": BAB_MAX_DESCS, "max_set": BAB_MAX_SET, "next_oid": BAB_NEXT_OID,
@@ -117,6 +125,46 @@ cdef inline uint32_t transparent_bit(uint32_t c) noexcept nogil:
     return not (o == OBJ_WALL or (o == OBJ_DOOR and ((c >> 16) & 0xFF) != ST_OPEN))
 
 
+cdef inline uint32_t spread_up(uint32_t p, uint32_t t, int V) noexcept nogil:
+    # The closure of p (a subset of t) under i -> i + 1 within t, as V - 1 rounds of
+    # p |= (p << 1) & t make it, in log2(V) doubling steps (a Kogge-Stone fill): after the step
+    # of shift s, run has bit b set where bits b - 2s + 1 .. b of t are all set.
+    cdef uint32_t run = t
+    p |= (p << 1) & run
+    if V > 2:
+        run &= run << 1
+        p |= (p << 2) & run
+    if V > 4:
+        run &= run << 2
+        p |= (p << 4) & run
+    if V > 8:
+        run &= run << 4
+        p |= (p << 8) & run
+    if V > 16:
+        run &= run << 8
+        p |= (p << 16) & run
+    return p
+
+
+cdef inline uint32_t spread_down(uint32_t q, uint32_t t, int V) noexcept nogil:
+    # spread_up's mirror image: the closure of q (a subset of t) under i -> i - 1 within t.
+    cdef uint32_t run = t
+    q |= (q >> 1) & run
+    if V > 2:
+        run &= run >> 1
+        q |= (q >> 2) & run
+    if V > 4:
+        run &= run >> 2
+        q |= (q >> 4) & run
+    if V > 8:
+        run &= run >> 4
+        q |= (q >> 8) & run
+    if V > 16:
+        run &= run >> 8
+        q |= (q >> 16) & run
+    return q
+
+
 cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cells, uint32_t* vis) noexcept nogil:
     # The agent's V x V view (gen_obs_grid): cells[j * V + i] is view cell (i, j) (i: view column,
     # j: view row, far to near) as a cell word, a grey wall outside the map; vis[j] has bit i set
@@ -130,7 +178,7 @@ cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cell
     cdef int half = V // 2
     cdef int d = w.agent[2] & 3
     cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
-    cdef int i, j, k, x, y, W = w.W, H = w.H
+    cdef int i, j, x, y, W = w.W, H = w.H
     cdef uint32_t inside, c, t, v, up, p, q
     cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
     cdef uint32_t trans[MAX_VIEW]
@@ -156,16 +204,10 @@ cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cell
     v = <uint32_t>1 << half  # the agent's cell, in the nearest row
     for j in range(V - 1, -1, -1):
         t = trans[j]
-        p = v & t
-        for k in range(V - 1):
-            p |= (p << 1) & t
-        p &= low
+        p = spread_up(v & t, t, V) & low
         v |= p << 1
         up = p | (p << 1)
-        q = v & t
-        for k in range(V - 1):
-            q |= (q >> 1) & t
-        q &= ~(<uint32_t>1)
+        q = spread_down(v & t, t, V) & ~(<uint32_t>1)
         v |= q >> 1
         up |= q | (q >> 1)
         vis[j] = v & full
@@ -227,16 +269,10 @@ cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) 
         if see_through:
             vis = full
         else:
-            p = v & t
-            for k in range(V - 1):
-                p |= (p << 1) & t
-            p &= low
+            p = spread_up(v & t, t, V) & low
             v |= p << 1
             up = p | (p << 1)
-            q = v & t
-            for k in range(V - 1):
-                q |= (q >> 1) & t
-            q &= ~(<uint32_t>1)
+            q = spread_down(v & t, t, V) & ~(<uint32_t>1)
             v |= q >> 1
             up |= q | (q >> 1)
             vis = v & full

@@ -21,14 +21,8 @@ __all__ = ["FAILURES", "BabyAIBot", "check_state"]
 
 _AT = _kernel.MINIGRID_BOT_LAYOUT
 
-# Why an env's bot failed (MinigridState.bot[:, 1]; the kernel's BOT_FAIL_*).
-FAILURES = {
-    1: "a box was opened (upstream raises DisappearedBoxError)",
-    2: "upstream raises (an assertion of a subgoal, or a subgoal with no cell)",
-    3: "the search bound: more replans in one call than upstream would ever need",
-    4: "the bot's capacity: a deeper stack or more keys of a colour than it holds",
-    5: "a written state the bot cannot read",
-}
+# Why an env's bot failed (MinigridState.bot[:, 1]): failure code -> what happened.
+FAILURES = _kernel.MINIGRID_BOT_FAILURES
 
 
 class BabyAIBot:
