@@ -650,7 +650,8 @@ class GridVectorEnv(VectorEnv):
         """Add the infos of the rows whose episode ended on this call (in ``final_info`` under SAME_STEP)."""
         st = self.state
         if self.episode_stats:
-            ended, ret, length = _core.copies((st.stat_mask, st.stat_return, st.stat_length))
+            extras = [getattr(st, attr) for attr in self.stat_extras.values()]
+            ended, ret, length, *extra = _core.copies((st.stat_mask, st.stat_return, st.stat_length, *extras))
         else:
             ended = st.stat_mask.copy()
         same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
@@ -659,8 +660,8 @@ class GridVectorEnv(VectorEnv):
             self._final_step_infos(terminal_info, ended)
         if self.episode_stats:
             stats = {"return": ret, "_return": ended, "length": length, "_length": ended}
-            for name, attr in self.stat_extras.items():
-                stats[name] = getattr(st, attr).copy()
+            for name, value in zip(self.stat_extras, extra, strict=True):
+                stats[name] = value
                 stats["_" + name] = ended
             terminal_info["episode_stats"] = stats
             terminal_info["_episode_stats"] = ended

@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+import gridsim._core as _core
 import gridsim.roboman._kernel as _kernel
 from gridsim.engine.draw import check_cell_px
 from gridsim.engine.family import Family, FamilyTools, Register
@@ -210,8 +211,7 @@ class RobomanVectorEnv(LevelApiFacade, GridVectorEnv):
     # ------------------------------------------------------------------ infos
 
     def _step_infos(self, infos: dict):
-        infos["action_mask"] = self.state.action_mask.copy()
-        infos["_action_mask"] = self._all_rows.copy()
+        infos["action_mask"], infos["_action_mask"] = _core.copies((self.state.action_mask, self._all_rows))
 
     def _final_step_infos(self, infos: dict, ended: np.ndarray):
         infos["action_mask"] = np.where(ended[:, None], self.state.final_action_mask, 0).astype(np.int8)

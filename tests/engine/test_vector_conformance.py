@@ -921,6 +921,30 @@ def test_copy_false_same_step_final_obs_are_still_copies():
     np.testing.assert_array_equal(final, np.array([1, 3], np.int32))
 
 
+def test_core_copies_are_new_equal_arrays_of_any_layout():
+    from gridsim import _core
+
+    rng = np.random.default_rng(0)
+    arrays = (
+        rng.integers(0, 9, (5, 3), dtype=np.int32), rng.random(7).astype(np.float32), rng.random(4) > 0.5,
+        np.arange(12.0).reshape(3, 4)[:, ::2],  # not contiguous: numpy copies it
+        np.array([1, None, "a"], dtype=object), np.zeros((0, 3), np.uint8), np.array(2.5),
+        np.zeros(3, dtype=[("a", np.int16), ("b", np.float32)]),
+    )
+    copies = _core.copies(arrays)
+    assert type(copies) is tuple and len(copies) == len(arrays)
+    for a, c in zip(arrays, copies, strict=True):
+        assert type(c) is np.ndarray and c.dtype == a.dtype and c.shape == a.shape
+        assert c.flags.c_contiguous and c.flags.owndata and c.flags.writeable
+        assert not np.shares_memory(a, c)
+        assert (c == a).all()
+    assert copies[4][1] is None and copies[4][2] == "a"
+    copies[0][...] = -1
+    assert (arrays[0] >= 0).all()
+    with pytest.raises(TypeError):
+        _core.copies(([1, 2],))
+
+
 @pytest.mark.parametrize("copy", [True, False])
 @pytest.mark.parametrize("obs_type", ["coords", "image", "view"])
 def test_outputs_have_exact_dtypes_and_are_c_contiguous(copy, obs_type):
