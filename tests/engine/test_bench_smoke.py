@@ -5,10 +5,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gridsim
@@ -211,3 +213,35 @@ def test_bench_minigrid_resets_prints_microseconds_per_env_reset():
     assert summary["system"] == "summary" and set(summary["best_us_per_env_reset"]) == set(labels)
     assert set(summary["gridsim_over"]) == set(labels) - {"gridsim"}
     assert set(summary["gridsim_seeded_over"]) == set(labels) - {"gridsim_seeded"}
+
+
+C_COMPILER = os.environ.get("CC", "gcc")
+
+
+@pytest.mark.skipif(shutil.which(C_COMPILER) is None, reason="the plain C loop needs a C compiler")
+def test_bench_limit_checks_the_c_loop_against_the_kernel_then_times_both():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(GRIDSIM_HOME), env.get("PYTHONPATH")) if p)
+    # 150 calls: every episode reaches its limit of 100 steps, so the resets and statistics are compared too.
+    proc = subprocess.run([sys.executable, "bench/bench_limit.py", "--num-envs", "64", "--steps", "150",
+                           "--rounds", "1"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (record,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert MACHINE_KEYS - {"gridsim"} <= record.keys()
+    assert record["bench"] == "bench_limit" and record["num_envs"] == 64
+    assert record["c_env_steps_per_s"] > 0 and record["kernel_env_steps_per_s"] > 0
+
+
+@pytest.mark.skipif(shutil.which(C_COMPILER) is None, reason="the plain C loop needs a C compiler")
+def test_bench_limit_notices_a_c_loop_that_does_other_work(tmp_path):
+    spec = importlib.util.spec_from_file_location("bench_limit", ROOT / "bench" / "bench_limit.py")
+    bench_limit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_limit)
+    dll = bench_limit.build(str(tmp_path))
+    envs = gridsim.make("nav/room5_medium", 16, max_episode_steps=100)
+    envs.reset(seed=0)
+    limit = bench_limit.Limit(dll, envs)
+    limit.arrays["table"][:] += 1.0  # other rewards
+    rows = list(bench_limit.make_actions(envs.single_action_space, 3, 16).astype(np.int64))
+    with pytest.raises(RuntimeError, match="differ at call 0"):
+        bench_limit.check_same_work(limit, envs, rows)
