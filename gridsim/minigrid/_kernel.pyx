@@ -125,44 +125,30 @@ cdef inline uint32_t transparent_bit(uint32_t c) noexcept nogil:
     return not (o == OBJ_WALL or (o == OBJ_DOOR and ((c >> 16) & 0xFF) != ST_OPEN))
 
 
-cdef inline uint32_t spread_up(uint32_t p, uint32_t t, int V) noexcept nogil:
-    # The closure of p (a subset of t) under i -> i + 1 within t, as V - 1 rounds of
-    # p |= (p << 1) & t make it, in log2(V) doubling steps (a Kogge-Stone fill): after the step
-    # of shift s, run has bit b set where bits b - 2s + 1 .. b of t are all set.
+cdef inline uint32_t shifted(uint32_t x, int s, bint up) noexcept nogil:
+    return x << s if up else x >> s
+
+
+cdef inline uint32_t spread(uint32_t p, uint32_t t, int V, bint up) noexcept nogil:
+    # The closure of p (a subset of t) under i -> i + 1 (up) or i -> i - 1 within t, as V - 1
+    # rounds of p |= shifted(p, 1) & t make it, in log2(V) doubling steps (a Kogge-Stone fill):
+    # at the step of shift s, run has bit b set where the s bits of t from b back towards the
+    # fill's start are all set. V and up are constants at each call: the steps fold.
     cdef uint32_t run = t
-    p |= (p << 1) & run
+    p |= shifted(p, 1, up) & run
     if V > 2:
-        run &= run << 1
-        p |= (p << 2) & run
+        run &= shifted(run, 1, up)
+        p |= shifted(p, 2, up) & run
     if V > 4:
-        run &= run << 2
-        p |= (p << 4) & run
+        run &= shifted(run, 2, up)
+        p |= shifted(p, 4, up) & run
     if V > 8:
-        run &= run << 4
-        p |= (p << 8) & run
+        run &= shifted(run, 4, up)
+        p |= shifted(p, 8, up) & run
     if V > 16:
-        run &= run << 8
-        p |= (p << 16) & run
+        run &= shifted(run, 8, up)
+        p |= shifted(p, 16, up) & run
     return p
-
-
-cdef inline uint32_t spread_down(uint32_t q, uint32_t t, int V) noexcept nogil:
-    # spread_up's mirror image: the closure of q (a subset of t) under i -> i - 1 within t.
-    cdef uint32_t run = t
-    q |= (q >> 1) & run
-    if V > 2:
-        run &= run >> 1
-        q |= (q >> 2) & run
-    if V > 4:
-        run &= run >> 2
-        q |= (q >> 4) & run
-    if V > 8:
-        run &= run >> 4
-        q |= (q >> 8) & run
-    if V > 16:
-        run &= run >> 8
-        q |= (q >> 16) & run
-    return q
 
 
 cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cells, uint32_t* vis) noexcept nogil:
@@ -204,10 +190,10 @@ cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cell
     v = <uint32_t>1 << half  # the agent's cell, in the nearest row
     for j in range(V - 1, -1, -1):
         t = trans[j]
-        p = spread_up(v & t, t, V) & low
+        p = spread(v & t, t, V, True) & low
         v |= p << 1
         up = p | (p << 1)
-        q = spread_down(v & t, t, V) & ~(<uint32_t>1)
+        q = spread(v & t, t, V, False) & ~(<uint32_t>1)
         v |= q >> 1
         up |= q | (q >> 1)
         vis[j] = v & full
@@ -232,7 +218,13 @@ cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) 
     cdef int half = V // 2
     cdef int d = w.agent[2] & 3
     cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
-    cdef int i, j, k, x, y, W = w.W, H = w.H
+    cdef int i, j, k, pos, x, y, W = w.W, H = w.H
+    # A row runs along x (facing up or down) or along y: its other coordinate is the same for
+    # all its cells, so the row is outside the map, or inside but for the cells whose running
+    # coordinate pos (stepping by dp, the grid index by dk) leaves [0, L).
+    cdef bint along_x = rx != 0
+    cdef int dp = rx + ry, dk = rx + ry * W
+    cdef unsigned L = <unsigned>(W if along_x else H), L_across = <unsigned>(H if along_x else W)
     cdef uint32_t inside, c, t, v, up, p, q, vis
     cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
     cdef uint32_t row[MAX_VIEW]
@@ -241,38 +233,44 @@ cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) 
     v = <uint32_t>1 << half  # the agent's cell, in the nearest row
     if not see_through:
         memset(out, 0, V * V * 3)  # a few vector stores for a constant V
+    x = w.agent[0] - rx * half  # the nearest row's first cell; each farther row is one step ahead
+    y = w.agent[1] - ry * half
     for j in range(V - 1, -1, -1):
         if not see_through and v == 0:
             return
-        x = w.agent[0] + fx * (V - 1 - j) - rx * half
-        y = w.agent[1] + fy * (V - 1 - j) - ry * half
         t = 0
-        if ((<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
-                & (<unsigned>(x + rx * (V - 1)) < <unsigned>W) & (<unsigned>(y + ry * (V - 1)) < <unsigned>H)):
+        pos = x if along_x else y
+        if <unsigned>(y if along_x else x) >= L_across:
+            for i in range(V):  # the whole row lies beyond the map: walls, none transparent
+                row[i] = OBJ_WALL | (C_GREY << 8)
+        elif (<unsigned>pos < L) & (<unsigned>(pos + dp * (V - 1)) < L):
             # The whole row is inside the map (both ends are).
             k = y * W + x
             for i in range(V):
                 c = grid[k]
                 row[i] = c
                 t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
-                k += rx + ry * W
+                k += dk
         else:
+            k = y * W + x
             for i in range(V):
                 # Branch-free: along the map's edge whether a cell is inside is unpredictable.
-                inside = (<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
-                c = grid[(y * W + x) & -(<int>inside)]
+                inside = <unsigned>pos < L
+                c = grid[k & -(<int>inside)]
                 c = c if inside else (OBJ_WALL | (C_GREY << 8))
                 row[i] = c
                 t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
-                x += rx
-                y += ry
+                pos += dp
+                k += dk
+        x += fx
+        y += fy
         if see_through:
             vis = full
         else:
-            p = spread_up(v & t, t, V) & low
+            p = spread(v & t, t, V, True) & low
             v |= p << 1
             up = p | (p << 1)
-            q = spread_down(v & t, t, V) & ~(<uint32_t>1)
+            q = spread(v & t, t, V, False) & ~(<uint32_t>1)
             v |= q >> 1
             up |= q | (q >> 1)
             vis = v & full
