@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as e:
             print(json.dumps({"system": name, "skipped": str(e)}), flush=True)
     common = {"env": args.env, "mode": "resets" if args.resets else "steps", "steps": args.steps,
-              **{k: v for k, v in machine_info().items() if k in ("cpu_model", "cores")}}
+              **machine_info()}
     best: dict[str, float] = {}
     for r in range(args.rounds):
         order = list(runners) if r % 2 == 0 else list(reversed(runners))
