@@ -125,29 +125,31 @@ cdef inline uint32_t transparent_bit(uint32_t c) noexcept nogil:
     return not (o == OBJ_WALL or (o == OBJ_DOOR and ((c >> 16) & 0xFF) != ST_OPEN))
 
 
-cdef inline uint32_t shifted(uint32_t x, int s, bint up) noexcept nogil:
-    return x << s if up else x >> s
-
-
 cdef inline uint32_t spread(uint32_t p, uint32_t t, int V, bint up) noexcept nogil:
     # The closure of p (a subset of t) under i -> i + 1 (up) or i -> i - 1 within t, as V - 1
-    # rounds of p |= shifted(p, 1) & t make it, in log2(V) doubling steps (a Kogge-Stone fill):
-    # at the step of shift s, run has bit b set where the s bits of t from b back towards the
-    # fill's start are all set. V and up are constants at each call: the steps fold.
+    # rounds of p |= (p << 1) & t (or >> 1) make it.
+    # Up, by one addition: in each run of t's bits, adding p carries from the run's lowest bit
+    # of p through the rest of the run, so the carries into the run's bits, (t + p) ^ t ^ p,
+    # are its bits above that one (V <= 31: the sum fits).
+    # Down, where carries cannot go, in log2(V) doubling steps (a Kogge-Stone fill): at the step
+    # of shift s, run has bit b set where the s bits of t from b up are all set.
+    # V and up are constants at each call: the steps fold.
     cdef uint32_t run = t
-    p |= shifted(p, 1, up) & run
+    if up:
+        return (((t + p) ^ t ^ p) & t) | p
+    p |= (p >> 1) & run
     if V > 2:
-        run &= shifted(run, 1, up)
-        p |= shifted(p, 2, up) & run
+        run &= run >> 1
+        p |= (p >> 2) & run
     if V > 4:
-        run &= shifted(run, 2, up)
-        p |= shifted(p, 4, up) & run
+        run &= run >> 2
+        p |= (p >> 4) & run
     if V > 8:
-        run &= shifted(run, 4, up)
-        p |= shifted(p, 8, up) & run
+        run &= run >> 4
+        p |= (p >> 8) & run
     if V > 16:
-        run &= shifted(run, 8, up)
-        p |= shifted(p, 16, up) & run
+        run &= run >> 8
+        p |= (p >> 16) & run
     return p
 
 
