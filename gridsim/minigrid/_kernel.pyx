@@ -89,12 +89,6 @@ cdef inline bint can_pickup(uint8_t o) noexcept nogil:
     return o == OBJ_KEY or o == OBJ_BALL or o == OBJ_BOX
 
 
-cdef inline bint transparent(const uint8_t* c) noexcept nogil:
-    # None, or an object that lets the agent see behind it (walls never, doors when open).
-    cdef uint8_t o = c[0]
-    return not (o == OBJ_WALL or (o == OBJ_DOOR and c[2] != ST_OPEN))
-
-
 cdef inline bint door_open_at(World* w, int x, int y) noexcept nogil:
     # An open door at (x, y) (task slots name Unlock's and RedBlueDoors' doors; a state set from
     # outside may name any cell).
@@ -118,25 +112,30 @@ cdef uint8_t[64] TRANSPARENT = [
     1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,   # state 2 (locked)
     1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
 
-
-cdef inline uint32_t transparent_bit(uint32_t c) noexcept nogil:
-    # 1 unless the cell is a wall or a door that is not open (little-endian: object, colour, state).
-    cdef uint32_t o = c & 0xFF
-    return not (o == OBJ_WALL or (o == OBJ_DOOR and ((c >> 16) & 0xFF) != ST_OPEN))
+# What the view shows of a cell outside the map (a cell word: object, colour, state, contents).
+cdef enum:
+    WALL_OUTSIDE = OBJ_WALL | (C_GREY << 8)
 
 
-cdef inline uint32_t spread(uint32_t p, uint32_t t, int V, bint up) noexcept nogil:
-    # The closure of p (a subset of t) under i -> i + 1 (up) or i -> i - 1 within t, as V - 1
-    # rounds of p |= (p << 1) & t (or >> 1) make it.
-    # Up, by one addition: in each run of t's bits, adding p carries from the run's lowest bit
-    # of p through the rest of the run, so the carries into the run's bits, (t + p) ^ t ^ p,
-    # are its bits above that one (V <= 31: the sum fits).
-    # Down, where carries cannot go, in log2(V) doubling steps (a Kogge-Stone fill): at the step
-    # of shift s, run has bit b set where the s bits of t from b up are all set.
-    # V and up are constants at each call: the steps fold.
+cdef inline uint32_t transparent(uint32_t c) noexcept nogil:
+    # TRANSPARENT of a cell word (little-endian: object, colour, state).
+    return TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)]
+
+
+cdef inline uint32_t fill_up(uint32_t p, uint32_t t) noexcept nogil:
+    # The closure of p (a subset of t) under i -> i + 1 within t, as rounds of p |= (p << 1) & t
+    # make it, by one addition: in each run of t's bits, adding p carries from the run's lowest
+    # bit of p through the rest of the run, so the carries into the run's bits, (t + p) ^ t ^ p,
+    # are its bits above that one (t has at most 31 bits: the sum fits).
+    return (((t + p) ^ t ^ p) & t) | p
+
+
+cdef inline uint32_t fill_down(uint32_t p, uint32_t t, int V) noexcept nogil:
+    # The closure of p (a subset of t, V bits) under i -> i - 1 within t, as V - 1 rounds of
+    # p |= (p >> 1) & t make it. Carries cannot run down, so: log2(V) doubling steps (a
+    # Kogge-Stone fill); at the step of shift s, run has bit b set where the s bits of t from b
+    # up are all set. V is a constant at each call: the steps fold.
     cdef uint32_t run = t
-    if up:
-        return (((t + p) ^ t ^ p) & t) | p
     p |= (p >> 1) & run
     if V > 2:
         run &= run >> 1
@@ -153,53 +152,101 @@ cdef inline uint32_t spread(uint32_t p, uint32_t t, int V, bint up) noexcept nog
     return p
 
 
+cdef inline uint32_t sweep_row(uint32_t t, int V, uint32_t* reached) noexcept nogil:
+    # One row of Grid.process_vis on bit masks, rows taken from the agent outwards: t has bit i
+    # set where view cell i of the row is transparent, reached[0] where the nearer row marked
+    # the cell visible (the agent's cell, in the nearest row). Returns the row's visible cells
+    # and sets reached[0] to the cells it marks in the next row.
+    #
+    # The left-to-right pass marks cell i + 1 visible for every visible transparent cell
+    # i <= V - 2, in order, so the cells that propagate are the closure of (visible &
+    # transparent) under i -> i + 1 through transparent cells; the right-to-left pass is the
+    # mirror image on the updated row, for i >= 1; each propagating cell also marks its own
+    # column and the next one in the pass's direction in the next row.
+    cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
+    cdef uint32_t v = reached[0], p, q, up
+    p = fill_up(v & t, t) & low
+    v |= p << 1
+    up = p | (p << 1)
+    q = fill_down(v & t, t, V) & ~(<uint32_t>1)
+    v |= q >> 1
+    up |= q | (q >> 1)
+    reached[0] = up & full
+    return v & full
+
+
+cdef struct ViewRows:
+    # The view's rows on the map, from the agent outwards. A row runs along x (the agent facing
+    # up or down) or along y, so its other coordinate is the same for all its cells: the row is
+    # beyond the map, or inside but for the cells whose running coordinate leaves [0, L).
+    int x, y                 # the current row's first cell (view column 0)
+    int fx, fy               # one row farther
+    int dp, dk               # one cell along the row: its running coordinate, its grid index
+    bint along_x
+    unsigned L, L_across     # the map's extent along the rows and across them
+
+
+cdef inline ViewRows view_rows(const World* w, int V) noexcept nogil:
+    # The nearest row of the agent's V x V view (gen_obs_grid's orientation).
+    cdef ViewRows r
+    cdef int d = w.agent[2] & 3
+    cdef int rx = -DIR_DY[d], ry = DIR_DX[d]
+    r.fx = DIR_DX[d]
+    r.fy = DIR_DY[d]
+    r.along_x = rx != 0
+    r.dp = rx + ry
+    r.dk = rx + ry * w.W
+    r.L = <unsigned>(w.W if r.along_x else w.H)
+    r.L_across = <unsigned>(w.H if r.along_x else w.W)
+    r.x = w.agent[0] - rx * (V // 2)
+    r.y = w.agent[1] - ry * (V // 2)
+    return r
+
+
+cdef inline uint32_t gather_row(const World* w, ViewRows* r, int V, uint32_t* row) noexcept nogil:
+    # The current row's V cell words into row (WALL_OUTSIDE beyond the map), then r moves one
+    # row farther. Returns the row's transparent cells: bit i for row[i].
+    cdef const uint32_t* grid = <const uint32_t*>w.cells
+    cdef int i, k, pos = r.x if r.along_x else r.y
+    cdef uint32_t c, inside, t = 0
+    if <unsigned>(r.y if r.along_x else r.x) >= r.L_across:
+        for i in range(V):  # the whole row lies beyond the map: walls, none transparent
+            row[i] = WALL_OUTSIDE
+    elif (<unsigned>pos < r.L) & (<unsigned>(pos + r.dp * (V - 1)) < r.L):
+        # The whole row is inside the map (both ends are).
+        k = r.y * w.W + r.x
+        for i in range(V):
+            c = grid[k]
+            row[i] = c
+            t |= transparent(c) << i
+            k += r.dk
+    else:
+        k = r.y * w.W + r.x
+        for i in range(V):
+            # The index is masked, so every load lies in the map. gcc makes the select a
+            # branch, and it predicts well: as masks it took 8% more instructions, 6% more time.
+            inside = <unsigned>pos < r.L
+            c = grid[k & -(<int>inside)]
+            c = c if inside else WALL_OUTSIDE
+            row[i] = c
+            t |= transparent(c) << i
+            pos += r.dp
+            k += r.dk
+    r.x += r.fx
+    r.y += r.fy
+    return t
+
+
 cdef inline void view_cells_of(World* w, int V, bint see_through, uint32_t* cells, uint32_t* vis) noexcept nogil:
     # The agent's V x V view (gen_obs_grid): cells[j * V + i] is view cell (i, j) (i: view column,
     # j: view row, far to near) as a cell word, a grey wall outside the map; vis[j] has bit i set
     # where it is visible (Grid.process_vis, or everything with see_through_walls).
-    #
-    # The visibility sweep on bit masks: in row j, the left-to-right pass marks cell i + 1 visible
-    # for every visible transparent cell i <= V - 2, in order, so the cells that propagate are the
-    # closure of (visible & transparent) under i -> i + 1 through transparent cells; the
-    # right-to-left pass is the mirror image on the updated row, for i >= 1; each propagating cell
-    # also marks its own column and the next one in the pass's direction in row j - 1.
-    cdef int half = V // 2
-    cdef int d = w.agent[2] & 3
-    cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
-    cdef int i, j, x, y, W = w.W, H = w.H
-    cdef uint32_t inside, c, t, v, up, p, q
-    cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
-    cdef uint32_t trans[MAX_VIEW]
-    cdef const uint32_t* grid = <const uint32_t*>w.cells
-    for j in range(V):
-        x = w.agent[0] + fx * (V - 1 - j) - rx * half
-        y = w.agent[1] + fy * (V - 1 - j) - ry * half
-        t = 0
-        for i in range(V):
-            # Branch-free: near the map's edge whether a cell is inside is unpredictable.
-            inside = (<unsigned>x < <unsigned>W) & (<unsigned>y < <unsigned>H)
-            c = grid[(y * W + x) & -(<int>inside)]
-            c = c if inside else (OBJ_WALL | (C_GREY << 8))
-            cells[j * V + i] = c
-            t |= transparent_bit(c) << i
-            x += rx
-            y += ry
-        trans[j] = t
-    if see_through:
-        for j in range(V):
-            vis[j] = full
-        return
-    v = <uint32_t>1 << half  # the agent's cell, in the nearest row
+    cdef ViewRows rows = view_rows(w, V)
+    cdef uint32_t t, reached = <uint32_t>1 << (V // 2)  # the agent's cell, in the nearest row
+    cdef int j
     for j in range(V - 1, -1, -1):
-        t = trans[j]
-        p = spread(v & t, t, V, True) & low
-        v |= p << 1
-        up = p | (p << 1)
-        q = spread(v & t, t, V, False) & ~(<uint32_t>1)
-        v |= q >> 1
-        up |= q | (q >> 1)
-        vis[j] = v & full
-        v = up & full
+        t = gather_row(w, &rows, V, cells + j * V)
+        vis[j] = (<uint32_t>1 << V) - 1 if see_through else sweep_row(t, V, &reached)
 
 
 cdef void view_cells(World* w, const MgConfig* cfg, uint32_t* cells, uint32_t* vis) noexcept nogil:
@@ -218,66 +265,18 @@ cdef inline void write_view_of(World* w, int V, bint see_through, uint8_t* out) 
     # never gathered. A cell is one 4-byte store one byte early: its stray first byte (a zero)
     # lands on cell (i, j - 1)'s last byte, written later if visible (row 0 is stored bytewise).
     cdef int half = V // 2
-    cdef int d = w.agent[2] & 3
-    cdef int fx = DIR_DX[d], fy = DIR_DY[d], rx = -DIR_DY[d], ry = DIR_DX[d]
-    cdef int i, j, k, pos, x, y, W = w.W, H = w.H
-    # A row runs along x (facing up or down) or along y: its other coordinate is the same for
-    # all its cells, so the row is outside the map, or inside but for the cells whose running
-    # coordinate pos (stepping by dp, the grid index by dk) leaves [0, L).
-    cdef bint along_x = rx != 0
-    cdef int dp = rx + ry, dk = rx + ry * W
-    cdef unsigned L = <unsigned>(W if along_x else H), L_across = <unsigned>(H if along_x else W)
-    cdef uint32_t inside, c, t, v, up, p, q, vis
-    cdef uint32_t full = (<uint32_t>1 << V) - 1, low = (<uint32_t>1 << (V - 1)) - 1
+    cdef int i, j
+    cdef ViewRows rows = view_rows(w, V)
+    cdef uint32_t c, t, vis, reached = <uint32_t>1 << half  # the agent's cell, in the nearest row
     cdef uint32_t row[MAX_VIEW]
-    cdef const uint32_t* grid = <const uint32_t*>w.cells
     cdef uint8_t* o
-    v = <uint32_t>1 << half  # the agent's cell, in the nearest row
     if not see_through:
         memset(out, 0, V * V * 3)  # a few vector stores for a constant V
-    x = w.agent[0] - rx * half  # the nearest row's first cell; each farther row is one step ahead
-    y = w.agent[1] - ry * half
     for j in range(V - 1, -1, -1):
-        if not see_through and v == 0:
+        if not see_through and reached == 0:
             return
-        t = 0
-        pos = x if along_x else y
-        if <unsigned>(y if along_x else x) >= L_across:
-            for i in range(V):  # the whole row lies beyond the map: walls, none transparent
-                row[i] = OBJ_WALL | (C_GREY << 8)
-        elif (<unsigned>pos < L) & (<unsigned>(pos + dp * (V - 1)) < L):
-            # The whole row is inside the map (both ends are).
-            k = y * W + x
-            for i in range(V):
-                c = grid[k]
-                row[i] = c
-                t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
-                k += dk
-        else:
-            k = y * W + x
-            for i in range(V):
-                # The index is masked, so every load lies in the map. gcc makes the select a
-                # branch, and it predicts well: as masks it took 8% more instructions, 6% more time.
-                inside = <unsigned>pos < L
-                c = grid[k & -(<int>inside)]
-                c = c if inside else (OBJ_WALL | (C_GREY << 8))
-                row[i] = c
-                t |= <uint32_t>TRANSPARENT[(c & 0xF) | ((c >> 12) & 0x30)] << i
-                pos += dp
-                k += dk
-        x += fx
-        y += fy
-        if see_through:
-            vis = full
-        else:
-            p = spread(v & t, t, V, True) & low
-            v |= p << 1
-            up = p | (p << 1)
-            q = spread(v & t, t, V, False) & ~(<uint32_t>1)
-            v |= q >> 1
-            up |= q | (q >> 1)
-            vis = v & full
-            v = up & full
+        t = gather_row(w, &rows, V, row)
+        vis = (<uint32_t>1 << V) - 1 if see_through else sweep_row(t, V, &reached)
         if j == V - 1:
             row[half] = (<uint32_t*>w.carrying)[0]
         o = out + j * 3
