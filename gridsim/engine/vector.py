@@ -623,6 +623,7 @@ class GridVectorEnv(VectorEnv):
                 raise self._kernel_error(actions)
             # One call copies the outputs (copy=True) and, when episodes ended, their statistics.
             copied = _core.copies(self._copied_when_ended if n_done else self._copied_each_step)
+            stats: Sequence[np.ndarray]
             if not self.copy:
                 obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
                 stats = copied

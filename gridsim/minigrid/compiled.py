@@ -242,13 +242,9 @@ class CompiledTaskVectorEnv(MinigridVectorEnv):
     def _kernel_config(self) -> dict[str, Any]:
         return {"fn": self.compiled_task.address}
 
-    def _check_generated(self):
-        failed = [int(i) for i in self.state.failed.nonzero()[0]]
-        if failed:
-            from gridsim.errors import KernelError
-
-            raise KernelError(f"env {failed[0]}: {self.compiled_task.name}'s generator returned -1 (a placement ran "
-                              "out of tries)", env=failed[0], code=-1)
+    @property
+    def _generator_failure(self) -> str:
+        return f"{self.compiled_task.name}'s generator returned -1 (a placement ran out of tries)"
 
 
 class CompiledTaskEnv(MinigridEnv):

@@ -519,10 +519,15 @@ class MinigridVectorEnv(LevelApiFacade, GridVectorEnv):
         return None
 
     def _check_generated(self):
+        """Raise :class:`gridsim.KernelError` if a row's generator failed at its last reset."""
         failed = np.flatnonzero(self.state.failed)
         if len(failed):
-            raise KernelError(f"env {failed[0]}: {self.env_name}'s generator ran out of placement tries "
-                              "(Minigrid raises RecursionError here)", env=int(failed[0]), code=-1)
+            raise KernelError(f"env {failed[0]}: {self._generator_failure}", env=int(failed[0]), code=-1)
+
+    @property
+    def _generator_failure(self) -> str:
+        """What a failed generator did, for :meth:`_check_generated`'s message (a task family's own words)."""
+        return f"{self.env_name}'s generator ran out of placement tries (Minigrid raises RecursionError here)"
 
     def _missions_of(self, index: np.ndarray):
         """Mission strings (a tuple) or indices (int64, as the space's Discrete) of the given mission indices."""

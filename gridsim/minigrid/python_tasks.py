@@ -353,11 +353,9 @@ class PythonTaskVectorEnv(MinigridVectorEnv):
             self._mission_id(state["mission"])
         return super().set_state(state, index)
 
-    def _check_generated(self):
-        failed = np.flatnonzero(self.state.failed)
-        if len(failed):
-            raise KernelError(f"env {failed[0]}: {self._task_name}'s _gen_grid failed at its last reset; reset it",
-                              env=int(failed[0]), code=-1)
+    @property
+    def _generator_failure(self) -> str:
+        return f"{self._task_name}'s _gen_grid failed at its last reset; reset it"
 
 
 class PythonTaskEnv(MinigridEnv):
