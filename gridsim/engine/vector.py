@@ -328,8 +328,8 @@ class GridVectorEnv(VectorEnv):
     _num_threads: int
     _num_threads_setting: int | str
     _fresh_obs: bool
-    _copied_each_step: tuple[np.ndarray, ...]  # the state's arrays step() copies on every call
-    _copied_when_ended: tuple[np.ndarray, ...]  # and on a call where episodes ended
+    # stat_mask, then with episode_stats stat_return, stat_length and the stat_extras arrays
+    _stat_arrays: tuple[np.ndarray, ...]
     _obs_external: bool
     # Provided by each family class: its compiled level, its constructor's arguments
     # (gridsim.engine.settings.accepts_settings) and its state access.
@@ -471,16 +471,12 @@ class GridVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._fresh_obs = self.copy and self.obs_rewritten_every_step and self.state.obs.nbytes > FRESH_OBS_MIN_BYTES
         self._obs_layout = (self.state.obs.shape, self.state.obs.dtype)  # of the fresh arrays step() fills
-        # What step() copies out of the state (the state's arrays are written in place, never
-        # replaced): the outputs with copy=True, and the episode statistics on a call where some ended.
+        # The statistics step() copies on a call where episodes ended (the state's arrays are
+        # written in place, never replaced).
         st = self.state
-        outputs = (st.rewards, st.terminated, st.truncated) if self._fresh_obs else (
-            st.obs, st.rewards, st.terminated, st.truncated)
-        self._copied_each_step = outputs if self.copy else ()
-        stats = (st.stat_mask,)
+        self._stat_arrays = (st.stat_mask,)
         if self.episode_stats:
-            stats += (st.stat_return, st.stat_length, *(getattr(st, a) for a in self.stat_extras.values()))
-        self._copied_when_ended = self._copied_each_step + stats
+            self._stat_arrays += (st.stat_return, st.stat_length, *(getattr(st, a) for a in self.stat_extras.values()))
         self._all_rows = np.ones(self.num_envs, np.bool_)
         self._has_world = np.zeros(self.state.num_units, np.bool_)
         k = self.kernel
@@ -621,21 +617,19 @@ class GridVectorEnv(VectorEnv):
                 n_done = fn(actions)
             if n_done < 0:
                 raise self._kernel_error(actions)
-            # One call copies the outputs (copy=True) and, when episodes ended, their statistics.
-            copied = _core.copies(self._copied_when_ended if n_done else self._copied_each_step)
-            stats: Sequence[np.ndarray]
-            if not self.copy:
-                obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
-                stats = copied
-            elif self._fresh_obs:
-                rewards, terminated, truncated, *stats = copied
+            if self.copy:
+                if self._fresh_obs:
+                    rewards, terminated, truncated = _core.copies((st.rewards, st.terminated, st.truncated))
+                else:
+                    obs, rewards, terminated, truncated = _core.copies(
+                        (st.obs, st.rewards, st.terminated, st.truncated))
             else:
-                obs, rewards, terminated, truncated, *stats = copied
+                obs, rewards, terminated, truncated = st.obs, st.rewards, st.terminated, st.truncated
             infos: dict[str, Any] = {}
             if self.has_step_infos:
                 self._step_infos(infos)
             if n_done:
-                self._ended_infos(infos, stats)
+                self._ended_infos(infos)
             if self.info_events:  # arrays of length E (events), not N
                 infos["events"] = self.events_batch()
             return self._present_obs(obs), rewards, terminated, truncated, infos
@@ -660,13 +654,10 @@ class GridVectorEnv(VectorEnv):
     def _final_step_infos(self, infos: dict, ended: np.ndarray):
         """Family hook: under SAME_STEP, the step infos of the final states of ``ended`` rows."""
 
-    def _ended_infos(self, infos: dict, stats: Sequence[np.ndarray]):
-        """Add the infos of the rows whose episode ended on this call (in ``final_info`` under SAME_STEP).
-
-        ``stats``: copies of the state's ``stat_mask``, then with ``episode_stats`` its
-        ``stat_return``, ``stat_length`` and the ``stat_extras`` arrays, in order.
-        """
+    def _ended_infos(self, infos: dict):
+        """Add the infos of the rows whose episode ended on this call (in ``final_info`` under SAME_STEP)."""
         st = self.state
+        stats = _core.copies(self._stat_arrays)
         ended = stats[0]
         same_step = self._autoreset_mode is AutoresetMode.SAME_STEP
         terminal_info: dict[str, Any] = {} if same_step else infos
@@ -943,7 +934,7 @@ class GridVectorEnv(VectorEnv):
         if "kernel" in self.__dict__:
             self.kernel = _Closed(error, message)
         self._step_by_dtype = {}
-        self._copied_each_step = self._copied_when_ended = ()
+        self._stat_arrays = ()
 
     def _forked_mid_call(self, lock: threading.RLock) -> None:
         """In a forked child, when another thread was in a call on this env at the fork: refuse every call.
