@@ -54,7 +54,7 @@ cdef enum:
     BOT_PLANNING = 1
     BOT_FAILED = 2
 
-# Why a bot failed (gridsim.minigrid.bot.FAILURES).
+# Why a bot failed (MINIGRID_BOT_FAILURES in _kernel.pyx words each code).
 cdef enum:
     BOT_FAIL_NONE = 0
     BOT_FAIL_BOX = 1            # DisappearedBoxError: a box was opened

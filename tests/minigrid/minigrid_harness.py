@@ -649,16 +649,31 @@ def run_vector(name: str, num_envs: int, seed: int, steps: int, autoreset_mode: 
         Mismatch: the first difference.
     """
     ref, ours = make_vector_pair(name, num_envs, autoreset_mode, max_steps)
-    label = f"{name} N={num_envs} seed={seed} {autoreset_mode}"
+    return play_pair(ref, ours, autoreset_mode, seed, steps, f"{name} N={num_envs} seed={seed} {autoreset_mode}",
+                     policy, check_state, np.random.default_rng([seed, num_envs]))
+
+
+def play_pair(ref: gym.vector.SyncVectorEnv, ours: gym.vector.VectorEnv, autoreset_mode: str, seed: int, steps: int,
+              label: str, policy: str = "seek", check_state: bool = True,
+              rng: np.random.Generator | None = None) -> Stats:
+    """Reset ``ref`` (Minigrid envs in a ``SyncVectorEnv``) and ``ours`` with ``seed``, then step both ``steps`` times.
+
+    The reset's observations, infos and (``check_state``) every env's state are compared, then
+    each step's as :func:`run_vector` describes; ``rng`` draws the policy's choices (default:
+    seeded with ``seed``). Both envs are closed after.
+
+    Raises:
+        Mismatch: the first difference.
+    """
     try:
         out_ref, out_ours = ref.reset(seed=seed), ours.reset(seed=seed)
         _compare_batch_obs(out_ref[0], out_ours[0], label + " reset")
         _compare_infos(out_ref[1], out_ours[1], label + " reset")
         if check_state:
-            for i in range(num_envs):
+            for i in range(ours.num_envs):
                 compare_state(ref.envs[i], ours.unwrapped.get_state(i), f"{label} reset env {i}")
         return _vector_loop(ref, ours, gym.vector.AutoresetMode(autoreset_mode), seed, steps, policy, label,
-                            check_state, np.random.default_rng([seed, num_envs]))
+                            check_state, np.random.default_rng(seed) if rng is None else rng)
     finally:
         ref.close()
         ours.close()

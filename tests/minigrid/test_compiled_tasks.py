@@ -16,7 +16,7 @@ pytest.importorskip("numba")
 
 import compiled_task_generators as gens  # noqa: E402
 import minigrid.envs  # noqa: E402
-from minigrid_harness import _compare_batch_obs, _vector_loop, compare_state  # noqa: E402
+from minigrid_harness import play_pair  # noqa: E402
 from python_task_classes import GoalAwayFromStart, LockedRooms, PickUpNamed  # noqa: E402
 
 import gridsim  # noqa: E402
@@ -56,17 +56,7 @@ def test_a_compiled_batch_plays_its_class_in_every_autoreset_mode_and_on_threads
     ref = gym.vector.SyncVectorEnv([lambda: cls(**kwargs)] * num_envs, autoreset_mode=gym.vector.AutoresetMode(mode))
     ours = gridsim.make(compiled(name), num_envs, autoreset_mode=mode, num_threads=threads)
     ours.kernel.thread_min_units = 1  # the generator runs on the worker threads at this size too
-    try:
-        out_ref, out_ours = ref.reset(seed=seed), ours.reset(seed=seed)
-        _compare_batch_obs(out_ref[0], out_ours[0], "reset")
-        for i in range(num_envs):
-            compare_state(ref.envs[i], ours.get_state(i), f"reset env {i}")
-        stats = _vector_loop(ref, ours, gym.vector.AutoresetMode(mode), seed, 120, "seek", name, True,
-                             np.random.default_rng(seed))
-    finally:
-        ref.close()
-        ours.close()
-    assert stats.episodes > 0
+    assert play_pair(ref, ours, mode, seed, 120, name).episodes > 0
 
 
 def test_the_side_by_side_check_catches_a_compiled_task_that_draws_differently():

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("minigrid")
 
-from minigrid_harness import _compare_batch_obs, _compare_infos, _vector_loop, compare_state  # noqa: E402
+from minigrid_harness import play_pair  # noqa: E402
 from python_task_classes import (  # noqa: E402
     BigFetch,
     DrawsOnceMore,
@@ -48,18 +48,7 @@ def test_a_batch_plays_its_class_in_every_autoreset_mode(task, mode, threads):
     ref = gym.vector.SyncVectorEnv([task] * num_envs, autoreset_mode=gym.vector.AutoresetMode(mode))
     ours = gridsim.make(task, num_envs, autoreset_mode=mode, num_threads=threads)
     ours.unwrapped.kernel.thread_min_units = 1  # the threads run at this size too
-    try:
-        out_ref, out_ours = ref.reset(seed=seed), ours.reset(seed=seed)
-        _compare_batch_obs(out_ref[0], out_ours[0], "reset")
-        _compare_infos(out_ref[1], out_ours[1], "reset")
-        for i in range(num_envs):
-            compare_state(ref.envs[i], ours.get_state(i), f"reset env {i}")
-        stats = _vector_loop(ref, ours, gym.vector.AutoresetMode(mode), seed, 150, "seek", task.__name__, True,
-                             np.random.default_rng(seed))
-    finally:
-        ref.close()
-        ours.close()
-    assert stats.episodes > 0
+    assert play_pair(ref, ours, mode, seed, 150, task.__name__).episodes > 0
 
 
 def test_register_task_makes_single_and_vector_entry_points():
